@@ -1,0 +1,18 @@
+"""Shared pytest fixtures. Keep this file small: one fixture per shared resource."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from openai_stub import OpenAIStub
+
+
+@pytest.fixture
+def openai_stub() -> Iterator[OpenAIStub]:
+    """A loopback OpenAI-compatible server: ``.base_url``, ``.requests``, ``.script(fn)``."""
+    stub = OpenAIStub().start()
+    try:
+        yield stub
+    finally:
+        stub.stop()
