@@ -1,0 +1,181 @@
+"""Load transcript–note pairs from a bundled eval set or a CSV / JSONL / JSON file.
+
+Column detection (case-insensitive, first alias present wins):
+transcript ← ``dialogue``, ``transcript``, ``source``; note ← ``note``, ``summary``,
+``section_text``; id ← ``encounter_id``, ``id``, ``Text ID`` (no id column → the 0-based row
+index). Every other column goes to ``Item.meta``. Bad input raises :class:`DatasetError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import clinjudge
+from clinjudge.datasets.items import Dataset, DatasetError, Item
+from clinjudge.datasets.readers import Record, read_records
+
+TRANSCRIPT_COLUMNS: tuple[str, ...] = ("dialogue", "transcript", "source")
+NOTE_COLUMNS: tuple[str, ...] = ("note", "summary", "section_text")
+ID_COLUMNS: tuple[str, ...] = ("encounter_id", "id", "text id")
+
+#: A bundled eval set is ``eval_sets/<name>/data.jsonl`` in the repository, next to the package.
+BUNDLED_FILE = "data.jsonl"
+
+
+def eval_sets_dir() -> Path:
+    """The repository's ``eval_sets/`` directory (sibling of the ``clinjudge`` package)."""
+    return Path(clinjudge.__file__).resolve().parent.parent / "eval_sets"
+
+
+def bundled_sets() -> list[str]:
+    """Names of the bundled eval sets (directories of ``eval_sets/`` holding a ``data.jsonl``)."""
+    root = eval_sets_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / BUNDLED_FILE).is_file())
+
+
+def resolve_source(source: str | Path) -> tuple[str, Path]:
+    """Map ``source`` to ``(name, file)``: an existing file, a directory holding ``data.jsonl``,
+    or the name of a bundled eval set."""
+    path = Path(source).expanduser()
+    if path.is_file():
+        name = path.parent.name if path.name == BUNDLED_FILE else path.stem
+        return name, path
+    if path.is_dir() and (path / BUNDLED_FILE).is_file():
+        return path.name, path / BUNDLED_FILE
+    if str(source) in bundled_sets():
+        return str(source), eval_sets_dir() / str(source) / BUNDLED_FILE
+    bundled = ", ".join(bundled_sets()) or "none found"
+    raise DatasetError(f"{source}: no such file, nor a bundled eval set (bundled: {bundled})")
+
+
+def load_items(
+    source: str | Path,
+    *,
+    limit: int | None = None,
+    transcript_column: str | None = None,
+    note_column: str | None = None,
+    id_column: str | None = None,
+) -> Dataset:
+    """Load a dataset of :class:`Item` from a bundled set name or a CSV / JSONL / JSON file.
+
+    Explicit ``*_column`` arguments override the alias detection. ``limit`` keeps the first
+    ``limit`` rows (rows after them are not read, so not validated). The ``sha256`` is of the
+    whole file.
+    """
+    if limit is not None and limit < 1:
+        raise DatasetError(f"{source}: limit must be at least 1, got {limit}")
+    name, path = resolve_source(source)
+    items: list[Item] = []
+    first_row_of: dict[str, int] = {}
+    columns: _Columns | None = None
+    for record in read_records(path):
+        if columns is None:
+            columns = _Columns.detect(
+                path, list(record.fields), transcript_column, note_column, id_column
+            )
+        item = columns.item(path, record)
+        if item.id in first_row_of:
+            raise DatasetError(
+                f"{path}: {record.where}, column {columns.id!r}: duplicate id {item.id!r} "
+                f"(first seen in row {first_row_of[item.id]})"
+            )
+        first_row_of[item.id] = record.index
+        items.append(item)
+        if limit is not None and len(items) >= limit:
+            break
+    if not items:
+        raise DatasetError(f"{path}: no rows")
+    return Dataset(name=name, path=path, items=items, sha256=file_sha256(path))
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+class _Columns:
+    """Which field of a row is the transcript, the note and the id (``None``: use row index)."""
+
+    def __init__(self, transcript: str, note: str, id_: str | None) -> None:
+        self.transcript, self.note, self.id = transcript, note, id_
+
+    @classmethod
+    def detect(
+        cls,
+        path: Path,
+        found: Sequence[str],
+        transcript: str | None,
+        note: str | None,
+        id_: str | None,
+    ) -> _Columns:
+        return cls(
+            _pick(path, found, "transcript", transcript, TRANSCRIPT_COLUMNS, required=True),
+            _pick(path, found, "note", note, NOTE_COLUMNS, required=True),
+            _pick(path, found, "id", id_, ID_COLUMNS, required=False),
+        )
+
+    def item(self, path: Path, record: Record) -> Item:
+        fields = record.fields
+        used = {self.transcript, self.note, self.id}
+        return Item(
+            id=self._id(path, record),
+            transcript=_text(path, record, self.transcript, "transcript"),
+            note=_text(path, record, self.note, "note"),
+            meta={k: v for k, v in fields.items() if k not in used},
+        )
+
+    def _id(self, path: Path, record: Record) -> str:
+        if self.id is None:
+            return str(record.index)
+        value = record.fields.get(self.id)
+        if isinstance(value, bool) or not isinstance(value, str | int | None):
+            raise DatasetError(
+                f"{path}: {record.where}, column {self.id!r}: id is {type(value).__name__}, "
+                "not text or an integer"
+            )
+        text = "" if value is None else str(value).strip()
+        if not text:
+            raise DatasetError(f"{path}: {record.where}, column {self.id!r}: empty id")
+        return text
+
+
+def _pick(
+    path: Path,
+    found: Sequence[str],
+    role: str,
+    explicit: str | None,
+    aliases: tuple[str, ...],
+    *,
+    required: bool,
+) -> str | None:
+    """The column playing ``role``: ``explicit`` if given (must exist), else the first alias."""
+    if explicit is not None:
+        if explicit not in found:
+            raise DatasetError(f"{path}: no {role} column {explicit!r} (columns found: {found})")
+        return explicit
+    by_folded = {c.strip().casefold(): c for c in reversed(found)}
+    for alias in aliases:
+        if alias in by_folded:
+            return by_folded[alias]
+    if required:
+        raise DatasetError(
+            f"{path}: no usable {role} column (looked for {list(aliases)}; columns found: {found})"
+        )
+    return None
+
+
+def _text(path: Path, record: Record, column: str, role: str) -> str:
+    value: Any = record.fields.get(column)
+    if value is not None and not isinstance(value, str):
+        raise DatasetError(
+            f"{path}: {record.where}, column {column!r}: {role} is {type(value).__name__}, not text"
+        )
+    if value is None or not value.strip():
+        raise DatasetError(f"{path}: {record.where}, column {column!r}: empty {role}")
+    return value

@@ -1,0 +1,122 @@
+"""Read CSV, JSONL and JSON files into uniform :class:`Record` rows.
+
+Rows are counted from 0 (the same index a row without an id column gets as its id); file lines
+from 1. Every failure becomes a one-line :class:`DatasetError` naming the file and the row or line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clinjudge.datasets.items import DatasetError
+
+#: Long dialogues can exceed the csv module's default field limit (131,072 characters); this is the
+#: largest value a C long accepts on every platform.
+CSV_FIELD_SIZE_LIMIT = min(sys.maxsize, 2**31 - 1)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One row of a dataset file: its 0-based index, where it sits (for messages), its fields."""
+
+    index: int
+    where: str
+    fields: dict[str, Any]
+
+
+def read_records(path: Path) -> Iterator[Record]:
+    """Yield the rows of ``path``, choosing the reader by suffix (.csv, .jsonl/.ndjson, .json)."""
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise DatasetError(
+            f"{path}: unsupported file type {path.suffix!r} (use .csv, .jsonl, .ndjson or .json)"
+        )
+    try:
+        yield from reader(path)
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
+
+
+def _read_csv(path: Path) -> Iterator[Record]:
+    if csv.field_size_limit() < CSV_FIELD_SIZE_LIMIT:
+        csv.field_size_limit(CSV_FIELD_SIZE_LIMIT)
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        reader = csv.reader(f, strict=True)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise DatasetError(f"{path}: empty CSV file (no header line)")
+            duplicates = sorted({c for c in header if header.count(c) > 1})
+            if duplicates:
+                raise DatasetError(f"{path}: line 1: duplicate column names {duplicates}")
+            index = 0
+            for row in reader:
+                if not any(cell.strip() for cell in row):
+                    continue
+                where = f"row {index} (line {reader.line_num})"
+                if len(row) != len(header):
+                    raise DatasetError(
+                        f"{path}: {where}: invalid CSV, {len(row)} fields where the header has "
+                        f"{len(header)}"
+                    )
+                yield Record(index, where, dict(zip(header, row, strict=True)))
+                index += 1
+        except csv.Error as exc:
+            raise DatasetError(f"{path}: line {reader.line_num}: invalid CSV ({exc})") from exc
+
+
+def _read_jsonl(path: Path) -> Iterator[Record]:
+    with path.open(encoding="utf-8-sig") as f:
+        index = 0
+        for line_number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            where = f"row {index} (line {line_number})"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(
+                    f"{path}: line {line_number}: invalid JSON ({exc.msg}, column {exc.colno})"
+                ) from exc
+            yield Record(index, where, _as_object(obj, path, where))
+            index += 1
+
+
+def _read_json(path: Path) -> Iterator[Record]:
+    with path.open(encoding="utf-8-sig") as f:
+        try:
+            data = json.load(f)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                f"{path}: line {exc.lineno}: invalid JSON ({exc.msg}, column {exc.colno})"
+            ) from exc
+    if not isinstance(data, list):
+        raise DatasetError(
+            f"{path}: expected a JSON list of objects, got {type(data).__name__} "
+            "(use .jsonl for one object per line)"
+        )
+    for index, obj in enumerate(data):
+        where = f"row {index}"
+        yield Record(index, where, _as_object(obj, path, where))
+
+
+def _as_object(obj: Any, path: Path, where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise DatasetError(f"{path}: {where}: expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+_READERS: dict[str, Callable[[Path], Iterator[Record]]] = {
+    ".csv": _read_csv,
+    ".jsonl": _read_jsonl,
+    ".ndjson": _read_jsonl,
+    ".json": _read_json,
+}

@@ -1,0 +1,65 @@
+"""Write a judge-comparison report to a directory: ``report.json``, ``report.md`` and PNG plots.
+
+The ``report`` dict (produced by the compare pipeline)::
+
+    {"dataset": str, "n_items": int,
+     "judges": {name: {"hallucination_rate": float|None, "ci95": [lo, hi], "n_claims": int,
+                       "n_hallucinated": int, "n_notes": int, "tiers": {"1": int, ..., "5": int},
+                       "subtypes": {subtype: int},
+                       "sections": {soap: {"n_claims": int, "n_hallucinated": int,
+                                           "rate": float|None}},
+                       "parse_failures": int, "errors": int, "seconds": float,
+                       "seconds_per_note_median": float, "mode": str, "backend": str}},
+     "paired": [{"a": judge, "b": judge, "n_notes": int, "mean_rate_difference": float,
+                 "ci95": [lo, hi]}],
+     "per_item": [{"id": str, judge: {"hallucination_rate": float|None, "n_claims": int}, ...}],
+     "flips": [{"id": str, "claim_id": str, "section": str, "text": str,
+                "verdicts": {judge: {"tier": int, "supported": bool}}}],
+     "provenance": {...}}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from clinjudge.report.compare_markdown import render_compare_markdown
+from clinjudge.report.compare_plots import write_compare_plots
+
+
+def write_compare_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
+    """Write ``report.json`` (indent 2, strict JSON: NaN/inf become ``null``), the PNG plots
+    whose data is present, and ``report.md`` embedding them; return the files written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / "report.json"
+    json_path.write_text(
+        json.dumps(to_json_ready(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
+    plots = write_compare_plots(report, out_dir)
+    md_path = out_dir / "report.md"
+    md_path.write_text(
+        render_compare_markdown(report, images=[p.name for p in plots]), encoding="utf-8"
+    )
+    return [json_path, md_path, *plots]
+
+
+def to_json_ready(value: Any) -> Any:
+    """Plain JSON types: tuples → lists, numpy scalars/arrays → Python, Path → str, non-finite
+    floats → ``None``, pydantic models → their ``model_dump``."""
+    if hasattr(value, "model_dump"):
+        return to_json_ready(value.model_dump(mode="json"))
+    if isinstance(value, dict):
+        return {str(k): to_json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [to_json_ready(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy scalar or array
+        return to_json_ready(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Path):
+        return str(value)
+    return value

@@ -1,0 +1,333 @@
+"""Markdown summary of a judge comparison (DESIGN "Users", job 3; rates and tiers per SPEC §1,
+paired differences per SPEC §4).
+
+Input is the compare ``report`` dict (see :mod:`clinjudge.report.compare`); every key may be
+missing — a missing part renders as "n/a" or is left out, never as an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from importlib import metadata
+from typing import Any, get_args
+
+from clinjudge.report.formatting import (
+    is_number,
+    markdown_table,
+    percent,
+    percent_interval,
+    signed_points,
+    truncate,
+)
+from clinjudge.types import TIERS, Subtype
+
+SOAP_ORDER = ("subjective", "objective", "assessment", "plan")
+MAX_FLIPS = 20
+MAX_NOTE_DIFFERENCES = 10
+
+
+def render_compare_markdown(report: dict[str, Any], images: Sequence[str] = ()) -> str:
+    """The whole ``report.md``: judges, exclusions, tiers, sub-types, sections, paired
+    differences, largest per-note differences, flipped claims, provenance; ``images`` are PNG
+    file names (relative to the Markdown file) embedded after the judge table."""
+    judges: dict[str, dict[str, Any]] = report.get("judges") or {}
+    parts = [
+        f"# clinjudge compare — {report.get('dataset', 'unknown dataset')}",
+        f"{report.get('n_items', 'n/a')} items; judges: {', '.join(judges) or 'none'}.",
+        *_judges_section(judges),
+        *(f"![{name.removesuffix('.png')}]({name})" for name in images),
+        *_tiers_section(judges),
+        *_subtypes_section(judges),
+        *_sections_section(judges),
+        *_paired_section(report.get("paired") or []),
+        *_note_differences_section(report.get("per_item") or [], list(judges)),
+        *_flips_section(report.get("flips") or [], list(judges)),
+        *_provenance_section(report),
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def exclusion_sentence(judges: dict[str, dict[str, Any]]) -> str:
+    """How many claims each rate leaves out (SPEC §1: parse failures count as neither verdict)."""
+    clauses = []
+    for name, j in judges.items():
+        failures, errors = int(j.get("parse_failures") or 0), int(j.get("errors") or 0)
+        clauses.append(
+            f"{name} excludes {_plural(failures + errors, 'claim')} "
+            f"({_plural(failures, 'parse failure')} + {_plural(errors, 'error')})"
+        )
+    return (
+        "Each hallucination rate is tier 4–5 claims / judged claims; claims that could not be "
+        "judged are in neither count: " + ("; ".join(clauses) or "no judges") + "."
+    )
+
+
+def _judges_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
+    yield "## Judges"
+    rows = [
+        [
+            name,
+            j.get("mode", "n/a"),
+            j.get("backend", "n/a"),
+            percent(j.get("hallucination_rate")),
+            percent_interval(j.get("ci95")),
+            _count(j.get("n_hallucinated")),
+            _count(j.get("n_claims")),
+            _count(j.get("n_notes")),
+            _count(j.get("parse_failures")),
+            _count(j.get("errors")),
+            _seconds(j.get("seconds_per_note_median")),
+        ]
+        for name, j in judges.items()
+    ]
+    headers = [
+        "judge",
+        "mode",
+        "backend",
+        "hallucination rate",
+        "95% CI",
+        "hallucinated",
+        "claims",
+        "notes",
+        "parse failures",
+        "errors",
+        "s/note (median)",
+    ]
+    yield markdown_table(headers, rows) if rows else "No judge results."
+    yield exclusion_sentence(judges)
+
+
+def _tiers_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
+    rows = []
+    for name, j in judges.items():
+        tiers = {str(k): int(v) for k, v in (j.get("tiers") or {}).items()}
+        total = sum(tiers.values())
+        cells = [
+            f"{tiers.get(str(t), 0)} ({percent(_ratio(tiers.get(str(t), 0), total))})"
+            for t in TIERS
+        ]
+        rows.append([name, *cells, total])
+    if not any(row[-1] for row in rows):
+        return
+    yield "## Tiers"
+    yield markdown_table(["judge", *(f"tier {t}" for t in TIERS), "judged"], rows)
+    yield (
+        "Tiers: "
+        + "; ".join(
+            f"{t} {name} ({'supported' if ok else 'hallucinated'})"
+            for t, (name, ok) in TIERS.items()
+        )
+        + "."
+    )
+
+
+def _subtypes_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
+    found = _union(j.get("subtypes") or {} for j in judges.values())
+    subtypes = [s for s in get_args(Subtype) if s in found] + [
+        s for s in found if s not in get_args(Subtype)
+    ]
+    if not subtypes:
+        return
+    yield "## Sub-types"
+    rows = [
+        [name, *(_count((j.get("subtypes") or {}).get(s, 0)) for s in subtypes)]
+        for name, j in judges.items()
+    ]
+    yield markdown_table(["judge", *subtypes], rows)
+
+
+def _sections_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
+    found = _union(j.get("sections") or {} for j in judges.values())
+    sections = [s for s in SOAP_ORDER if s in found] + [s for s in found if s not in SOAP_ORDER]
+    if not sections:
+        return
+    yield "## Rates by note section"
+    rows = []
+    for section in sections:
+        cells = []
+        for j in judges.values():
+            s = (j.get("sections") or {}).get(section)
+            cells.append(
+                f"{percent(s.get('rate'))} ({_count(s.get('n_hallucinated'))}/"
+                f"{_count(s.get('n_claims'))})"
+                if isinstance(s, dict)
+                else "—"
+            )
+        rows.append([section, *cells])
+    yield markdown_table(["section", *judges], rows)
+
+
+def _paired_section(paired: list[dict[str, Any]]) -> Iterator[str]:
+    if not paired:
+        return
+    yield "## Paired differences"
+    yield (
+        "Per-note hallucination rate of judge a minus judge b, averaged over the notes both "
+        "judged; 95% percentile bootstrap interval over notes. Positive: a flags more."
+    )
+    rows = [
+        [
+            p.get("a", "?"),
+            p.get("b", "?"),
+            _count(p.get("n_notes")),
+            signed_points(p.get("mean_rate_difference")),
+            _points_interval(p.get("ci95")),
+        ]
+        for p in paired
+    ]
+    yield markdown_table(["a", "b", "notes", "mean difference (a − b)", "95% CI"], rows)
+
+
+def _note_differences_section(per_item: list[dict[str, Any]], judges: list[str]) -> Iterator[str]:
+    if len(judges) < 2:
+        return
+    a, b = judges[:2]
+    diffs = []
+    for row in per_item:
+        rate_a = (row.get(a) or {}).get("hallucination_rate")
+        rate_b = (row.get(b) or {}).get("hallucination_rate")
+        if is_number(rate_a) and is_number(rate_b):
+            diffs.append((abs(rate_a - rate_b), row.get("id", "?"), rate_a, rate_b, row))
+    if not diffs:
+        return
+    diffs.sort(key=lambda d: (-d[0], str(d[1])))
+    yield f"## Notes where {a} and {b} differ most"
+    rows = [
+        [
+            note_id,
+            f"{percent(rate_a)} ({_count((row.get(a) or {}).get('n_claims'))} claims)",
+            f"{percent(rate_b)} ({_count((row.get(b) or {}).get('n_claims'))} claims)",
+            signed_points(rate_a - rate_b),
+        ]
+        for _, note_id, rate_a, rate_b, row in diffs[:MAX_NOTE_DIFFERENCES]
+    ]
+    yield markdown_table(["note", a, b, f"{a} − {b}"], rows)
+
+
+def _flips_section(flips: list[dict[str, Any]], judges: list[str]) -> Iterator[str]:
+    if not flips:
+        return
+    shown = min(len(flips), MAX_FLIPS)
+    yield "## Claims that flip between judges"
+    yield f"Showing {shown} of {len(flips)} claims whose verdict differs between judges."
+    rows = []
+    for flip in flips[:MAX_FLIPS]:
+        verdicts = flip.get("verdicts") or {}
+        names = [j for j in judges if j in verdicts] + [j for j in verdicts if j not in judges]
+        rows.append(
+            [
+                flip.get("id", "?"),
+                flip.get("claim_id", "?"),
+                flip.get("section", "?"),
+                "; ".join(f"{j}: {_verdict(verdicts[j])}" for j in names),
+                truncate(flip.get("text", ""), 140),
+            ]
+        )
+    yield markdown_table(["note", "claim", "section", "verdicts", "claim text"], rows)
+
+
+def _provenance_section(report: dict[str, Any]) -> Iterator[str]:
+    provenance = report.get("provenance")
+    provenance = provenance if isinstance(provenance, dict) else {}
+    judges = report.get("judges") or {}
+    yield "## Provenance"
+    lines = [
+        f"- clinjudge version: {_package_version(provenance)}",
+        f"- dataset: {report.get('dataset', 'n/a')} ({report.get('n_items', 'n/a')} items)",
+        *(
+            f"- judge {name}: mode {j.get('mode', 'n/a')}, backend {j.get('backend', 'n/a')}, "
+            f"{_seconds(j.get('seconds'))} in total"
+            for name, j in judges.items()
+        ),
+    ]
+    yield "\n".join(lines)
+    prompts = list(_find_prompts(provenance))
+    if prompts:
+        rows = [
+            [where, p.get("name", "?"), p.get("version", ""), p.get("sha256") or p.get("hash", "")]
+            for where, p in prompts
+        ]
+        yield markdown_table(["where", "prompt", "version", "sha256"], rows)
+    flat = [
+        (key, value)
+        for key, value in _flatten(provenance)
+        if ".prompts" not in f".{key}" and key != "prompts"
+    ]
+    if flat:
+        yield markdown_table(["key", "value"], [[k, truncate(str(v), 120)] for k, v in flat])
+
+
+def _find_prompts(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Prompt records anywhere in the provenance: ``prompts`` as a list of dicts or a
+    ``{name: sha256}`` / ``{name: {...}}`` mapping."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            path = f"{where}.{key}" if where else str(key)
+            if key == "prompts" and isinstance(value, list):
+                yield from ((where or "run", p) for p in value if isinstance(p, dict))
+            elif key == "prompts" and isinstance(value, dict):
+                for name, ref in value.items():
+                    record = ref if isinstance(ref, dict) else {"sha256": ref}
+                    yield where or "run", {"name": name, **record}
+            else:
+                yield from _find_prompts(value, path)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _find_prompts(value, f"{where}[{i}]")
+
+
+def _flatten(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _flatten(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(node, list) and node and any(isinstance(v, dict | list) for v in node):
+        for i, value in enumerate(node):
+            yield from _flatten(value, f"{prefix}[{i}]")
+    else:
+        yield prefix, node
+
+
+def _package_version(provenance: dict[str, Any]) -> str:
+    for key in ("package_version", "clinjudge_version", "version"):
+        if provenance.get(key):
+            return str(provenance[key])
+    try:
+        return metadata.version("clinjudge")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _verdict(v: Any) -> str:
+    if not isinstance(v, dict) or v.get("tier") is None:
+        return "not judged"
+    label = "supported" if v.get("supported") else "hallucinated"
+    return f"tier {v['tier']} {label}"
+
+
+def _union(mappings: Any) -> list[str]:
+    seen: dict[str, None] = {}
+    for m in mappings:
+        seen.update(dict.fromkeys(str(k) for k in m))
+    return list(seen)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _ratio(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def _count(value: Any) -> str:
+    return str(int(value)) if is_number(value) else "n/a"
+
+
+def _seconds(value: Any) -> str:
+    return f"{value:.2f} s" if is_number(value) else "n/a"
+
+
+def _points_interval(interval: Any) -> str:
+    if not interval or len(interval) != 2 or not all(is_number(v) for v in interval):
+        return "n/a"
+    return f"[{signed_points(interval[0])}, {signed_points(interval[1])}]"

@@ -1,0 +1,172 @@
+"""PNG plots of a judge comparison, drawn with matplotlib's Agg canvas (no display, no pyplot
+global state). Each ``plot_*`` returns the file written, or ``None`` when its data is missing.
+
+- ``rates.png``: hallucination rate per judge with 95% Wilson error bars (SPEC §8);
+- ``tiers.png``: share of each tier per judge, stacked (SPEC §1 tiers);
+- ``per_note.png``: per-note rate of the first two judges against each other, with the diagonal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from clinjudge.metrics.intervals import wilson_interval
+from clinjudge.report.formatting import is_number, percent
+from clinjudge.types import TIERS
+
+TIER_COLOURS = {1: "#1a9850", 2: "#66bd63", 3: "#a6d96a", 4: "#f46d43", 5: "#a50026"}
+JUDGE_COLOUR = "#4472c4"
+DPI = 150
+
+
+def write_compare_plots(report: dict[str, Any], out_dir: Path) -> list[Path]:
+    """Write every plot whose data is present; return the files written."""
+    plots: list[Callable[[dict[str, Any], Path], Path | None]] = [
+        plot_rates,
+        plot_tiers,
+        plot_per_note,
+    ]
+    return [path for plot in plots if (path := plot(report, out_dir)) is not None]
+
+
+def plot_rates(report: dict[str, Any], out_dir: Path) -> Path | None:
+    """Bar per judge: n_hallucinated / n_claims with its Wilson interval as the error bar."""
+    bars = []
+    for name, j in (report.get("judges") or {}).items():
+        k, n = j.get("n_hallucinated"), j.get("n_claims")
+        if is_number(k) and is_number(n) and 0 <= k <= n and n > 0:
+            low, high = wilson_interval(int(k), int(n))
+            bars.append((name, k / n, low, high, int(k), int(n)))
+    if not bars:
+        return None
+    fig = _figure(max(4.0, 1.4 * len(bars) + 2), 4.2)
+    ax = fig.add_subplot()
+    xs = range(len(bars))
+    rates = [b[1] for b in bars]
+    errors = [[b[1] - b[2] for b in bars], [b[3] - b[1] for b in bars]]
+    ax.bar(xs, rates, color=JUDGE_COLOUR, width=0.6, yerr=errors, capsize=6, ecolor="#333333")
+    for x, (_, rate, _, high, k, n) in zip(xs, bars, strict=True):
+        ax.annotate(
+            f"{percent(rate)}\n({k}/{n})",
+            (x, high),
+            xytext=(0, 4),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=9,
+        )
+    ax.set_xticks(list(xs), [b[0] for b in bars])
+    ax.set_ylim(0, min(1.0, max(b[3] for b in bars) * 1.3 + 0.02))
+    ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
+    ax.set_ylabel("hallucinated claims (tier 4–5) / judged claims")
+    ax.set_title(
+        f"Hallucination rate per judge — {report.get('dataset', '')}\n(95% Wilson interval)"
+    )
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    return _save(fig, out_dir / "rates.png")
+
+
+def plot_tiers(report: dict[str, Any], out_dir: Path) -> Path | None:
+    """Horizontal stacked bar per judge: the share of judged claims in each tier."""
+    rows = []
+    for name, j in (report.get("judges") or {}).items():
+        tiers = {str(k): v for k, v in (j.get("tiers") or {}).items()}
+        counts = [int(tiers.get(str(t), 0) or 0) for t in TIERS]
+        if sum(counts) > 0:
+            rows.append((name, counts))
+    if not rows:
+        return None
+    fig = _figure(8.0, 2.2 + 0.6 * len(rows))
+    ax = fig.add_subplot()
+    for y, (_, counts) in enumerate(rows):
+        total, left = sum(counts), 0.0
+        for tier, count in zip(TIERS, counts, strict=True):
+            share = count / total
+            ax.barh(y, share, left=left, color=TIER_COLOURS[tier], edgecolor="white", height=0.6)
+            if share >= 0.05:
+                text_colour = "white" if tier in (1, 5) else "black"
+                ax.text(
+                    left + share / 2,
+                    y,
+                    percent(share, 0),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color=text_colour,
+                )
+            left += share
+    ax.set_yticks(range(len(rows)), [f"{name}\n(n={sum(c)})" for name, c in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
+    ax.set_xlabel("share of judged claims")
+    ax.set_title("Tier distribution per judge")
+    handles = [ax.bar(0, 0, color=TIER_COLOURS[t], label=f"{t} {TIERS[t][0]}") for t in TIERS]
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
+    return _save(fig, out_dir / "tiers.png")
+
+
+def plot_per_note(report: dict[str, Any], out_dir: Path) -> Path | None:
+    """Scatter of per-note rates, first judge (x) against second (y); the diagonal is agreement."""
+    judges = list(report.get("judges") or {})
+    if len(judges) < 2:
+        return None
+    a, b = judges[:2]
+    points = []
+    for row in report.get("per_item") or []:
+        rate_a = (row.get(a) or {}).get("hallucination_rate")
+        rate_b = (row.get(b) or {}).get("hallucination_rate")
+        if is_number(rate_a) and is_number(rate_b):
+            points.append((rate_a, rate_b))
+    if not points:
+        return None
+    fig = _figure(5.2, 5.2)
+    ax = fig.add_subplot()
+    limit = min(1.0, max(0.1, max(max(p) for p in points) * 1.1))
+    ax.plot([0, limit], [0, limit], linestyle="--", color="grey", linewidth=1, label="equal rates")
+    ax.scatter(
+        [p[0] for p in points],
+        [p[1] for p in points],
+        color=JUDGE_COLOUR,
+        alpha=0.7,
+        edgecolor="white",
+        s=40,
+        label="one note",
+    )
+    above = sum(1 for x, y in points if y > x)
+    below = sum(1 for x, y in points if y < x)
+    margin = 0.02 * limit
+    ax.set_xlim(-margin, limit)
+    ax.set_ylim(-margin, limit)
+    ax.set_aspect("equal")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
+    ax.set_xlabel(f"{a}: hallucination rate per note")
+    ax.set_ylabel(f"{b}: hallucination rate per note")
+    ax.set_title(
+        f"Per-note hallucination rate, {a} vs {b} (n={len(points)})\n"
+        f"{a} higher on {below} notes, {b} higher on {above}, "
+        f"equal on {len(points) - above - below}",
+        fontsize=10,
+    )
+    ax.legend(loc="best", fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, out_dir / "per_note.png")
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    """PNG at ``DPI``, cropped to the drawn content (legends below the axes included)."""
+    fig.savefig(path, dpi=DPI, format="png", bbox_inches="tight", pad_inches=0.15)
+    return path
