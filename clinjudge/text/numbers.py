@@ -1,0 +1,152 @@
+"""Numbers written in digits or spelled out (ASR style), with character offsets.
+
+Shared by :mod:`clinjudge.text.quantities` (doses, vitals, durations) and
+:mod:`clinjudge.text.normalize` (``"forty"`` → ``"40"`` for lexical matching), so both read
+numbers the same way (SPEC §1, safety floor: doses, frequencies and durations are compared as
+numbers, not as strings).
+
+Spelled numbers follow English cardinal grammar: ``"twenty five"`` = 25, ``"one hundred and
+twenty"`` = 120, ``"two point five"`` = 2.5, ``"a half"`` = 0.5, ``"one and a half"`` = 1.5.
+A run of number words that is not one cardinal (``"five six"``) is cut into the longest valid
+pieces (5, 6). Libraries were tried first: ``quantulum3`` reads ``"two point five"`` as 2 and 5
+and ``"120/80"`` as 1.5, and ``text2num``-style converters rewrite the text, losing offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_SCALES = {"hundred": 100, "thousand": 1000}
+_FRACTIONS = {"half": 0.5, "quarter": 0.25}
+
+#: Every word that can be part of a spelled number.
+NUMBER_WORDS: frozenset[str] = frozenset(
+    [*_UNITS, *_TENS, *_SCALES, *_FRACTIONS, "point", "and", "a", "an"]
+)
+
+_WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES, *_FRACTIONS, "point"], key=len, reverse=True))
+_JOIN = (
+    r"(?:[ \t]*-[ \t]*"
+    r"|(?<=hundred)[ \t]+and[ \t]+|(?<=thousand)[ \t]+and[ \t]+"
+    r"|[ \t]+and[ \t]+(?=(?:a[ \t]+)?(?:half|quarter)\b)"
+    r"|[ \t]+)"
+)
+_FRAC_A = r"(?:an?[ \t]+(?=(?:half|quarter|hundred|thousand)\b))?"
+#: A run of number words (lowercase text); split and valued by :func:`iter_numbers`.
+SPELLED_RUN_RE = re.compile(rf"\b{_FRAC_A}(?:{_WORD})(?:{_JOIN}{_FRAC_A}(?:{_WORD}))*\b")
+#: Digits: ``40``, ``2.5``, ``1,000``, ``.5``; may follow a letter (``x6``, ``q8h``).
+DIGIT_RE = re.compile(
+    r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?![.,]?\d)|(?<![\w.])\.\d+"
+)
+_TOKEN_RE = re.compile(r"[a-z]+")
+
+
+def parse_number_words(words: list[str]) -> float | None:
+    """Value of a sequence of number words (lowercase, without ``"and"``/``"a"``), or ``None``
+    when the words do not form one cardinal (``["five", "six"]``)."""
+    if not words:
+        return None
+    if "point" in words:
+        i = words.index("point")
+        whole = parse_number_words(words[:i]) if i else 0.0
+        digits = words[i + 1 :]
+        if whole is None or not digits or any(w not in _UNITS or _UNITS[w] > 9 for w in digits):
+            return None
+        return float(f"{int(whole)}." + "".join(str(_UNITS[w]) for w in digits))
+    total, current, last = 0.0, 0.0, ""  # last: kind of previous word
+    for w in words:
+        if w in _FRACTIONS:
+            if last == "frac":
+                return None
+            current += _FRACTIONS[w]
+            last = "frac"
+        elif w in _UNITS:
+            v = _UNITS[w]
+            if last in ("unit", "teen", "frac") or (last == "tens" and v >= 10):
+                return None
+            current += v
+            last = "teen" if v >= 10 else "unit"
+        elif w in _TENS:
+            if last in ("unit", "teen", "tens", "frac"):
+                return None
+            current += _TENS[w]
+            last = "tens"
+        elif w == "hundred":
+            if last in ("scale100", "frac") or current >= 100:
+                return None
+            current = (current or 1) * 100
+            last = "scale100"
+        elif w == "thousand":
+            if last == "frac":
+                return None
+            total += (current or 1) * 1000
+            current, last = 0.0, "scale1000"
+        else:
+            return None
+    return total + current
+
+
+def _split_run(words: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, float]]:
+    """Cut a run of number-word tokens into the longest valid cardinals (greedy)."""
+    i = 0
+    while i < len(words):
+        for j in range(len(words), i, -1):
+            core = [w for w, _, _ in words[i:j] if w not in ("and", "a", "an")]
+            if words[j - 1][0] in ("and", "a", "an", "point"):
+                continue
+            value = parse_number_words(core)
+            if value is not None:
+                yield words[i][1], words[j - 1][2], value
+                i = j
+                break
+        else:
+            i += 1
+
+
+def iter_spelled_numbers(lowered: str) -> Iterator[tuple[int, int, float]]:
+    """``(start, end, value)`` of every spelled number in ``lowered`` (already lowercase)."""
+    for m in SPELLED_RUN_RE.finditer(lowered):
+        words = [
+            (t.group(), m.start() + t.start(), m.start() + t.end())
+            for t in _TOKEN_RE.finditer(m.group())
+        ]
+        yield from _split_run(words)
+
+
+def parse_digits(token: str) -> float:
+    """``"1,000"`` → 1000.0, ``"2.5"`` → 2.5."""
+    return float(token.replace(",", ""))
+
+
+def iter_numbers(text: str) -> list[tuple[int, int, float]]:
+    """All numbers of ``text`` as ``(start, end, value)``, digits and spelled, in text order."""
+    lowered = lower_same_length(text)
+    found = [(m.start(), m.end(), parse_digits(m.group())) for m in DIGIT_RE.finditer(lowered)]
+    found.extend(iter_spelled_numbers(lowered))
+    found.sort()
+    return found
+
+
+def lower_same_length(text: str) -> str:
+    """``text.lower()`` when that keeps every offset; else lowercase only the characters whose
+    lowercase form is one character long (``"İ"`` stays as is)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+
+
+def format_number(value: float) -> str:
+    """``40.0`` → ``"40"``, ``2.5`` → ``"2.5"``: the token form used by the normalizer."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"

@@ -1,0 +1,84 @@
+"""Sentence spans that keep their offsets into the source text (SPEC §1, "Claims").
+
+Rules, in order:
+
+1. A line break always ends a sentence: notes are full of one-item-per-line lists
+   (``"PMH: Asthma"`` / ``"DH: Inhalers"``) and headings without a full stop.
+2. Inside a line, a line that has no sentence end followed by more text is one sentence
+   (fast path: no segmenter call). Otherwise ``pysbd`` (rule-based, keeps abbreviations such as
+   ``Dr.``, ``mg.``, ``b.i.d.``, ``e.g.`` and decimals ``2.5 mg`` / ``120/80`` intact) cuts it,
+   and two of its cuts are undone: a cut inside a token (``"?UTI"``) and a cut after a title
+   written ASR style (``"dr . smith"``).
+3. Each span is trimmed of surrounding whitespace and of a leading bullet (``•``, ``-``, ``*``,
+   ``1.``, ``2)``, ``(a)``); spans with no letter or digit are dropped.
+
+``text[span.start:span.end] == span.text`` always holds.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pysbd
+
+from clinjudge.types import Span
+
+_SEGMENTER = pysbd.Segmenter(language="en", clean=False)
+_LINE_RE = re.compile(r"[^\n]+")
+# A sentence end followed by more text on the same line: only then is the segmenter needed.
+_INNER_BOUNDARY_RE = re.compile(r"[.!?…][\"')\]]*\s+\S")
+_BULLET_RE = re.compile(
+    r"(?:[•·‣◦▪●■►➢✓\-–—*>]+|\(?\d{1,2}[.)]|\([a-zA-Z]\)|[a-z]\))(?=\s)\s*"
+    r"|[•·‣◦▪●■►➢✓]\s*"
+)
+_TITLE_END_RE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st|vs)\s?\.$", re.IGNORECASE)
+_HAS_CONTENT_RE = re.compile(r"[^\W_]")
+
+
+def _segment_line(line: str) -> list[tuple[int, int]]:
+    """Sentence ``(start, end)`` offsets inside one line (no newline in ``line``)."""
+    if not _INNER_BOUNDARY_RE.search(line):
+        return [(0, len(line))]
+    pieces: list[list[int]] = []
+    cursor = 0
+    for seg in _SEGMENTER.segment(line):
+        core = seg.strip()
+        if not core:
+            continue
+        i = line.find(core, cursor)
+        if i < 0:  # the segmenter altered the text: keep the line whole
+            return [(0, len(line))]
+        end = i + len(core)
+        if pieces and (
+            not line[i - 1].isspace() or _TITLE_END_RE.search(line[pieces[-1][0] : pieces[-1][1]])
+        ):
+            pieces[-1][1] = end
+        else:
+            pieces.append([i, end])
+        cursor = end
+    return [(s, e) for s, e in pieces]
+
+
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink ``[start, end)`` past surrounding whitespace and one leading bullet marker."""
+    while start < end and text[start].isspace():
+        start += 1
+    m = _BULLET_RE.match(text, start, end)
+    if m:
+        start = m.end()
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Sentences of ``text[start:end]`` as spans with offsets into ``text`` (module docstring)."""
+    end = len(text) if end is None else end
+    spans: list[Span] = []
+    for line in _LINE_RE.finditer(text, start, end):
+        base = line.start()
+        for s, e in _segment_line(line.group()):
+            s, e = trim_span(text, base + s, base + e)
+            if e > s and _HAS_CONTENT_RE.search(text, s, e):
+                spans.append(Span(start=s, end=e, text=text[s:e]))
+    return spans
