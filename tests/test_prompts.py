@@ -15,7 +15,13 @@ JUDGES = ("soap.lexical", "soap.inference_aware")
 
 
 def test_builtins_are_listed() -> None:
-    assert list_prompts() == ["soap.claim_extraction", "soap.inference_aware", "soap.lexical"]
+    assert list_prompts() == [
+        "detect.conservative",
+        "detect.neutral",
+        "soap.claim_extraction",
+        "soap.inference_aware",
+        "soap.lexical",
+    ]
 
 
 @pytest.mark.parametrize("name", ["soap.claim_extraction", *JUDGES])

@@ -42,7 +42,7 @@ _THEN_VERB = (
 )
 _NEG_PRE = rf"""
     \b(?:do|does|did|have|has|had|is|was|are|were|wo){_NT}\b{_THEN_VERB}
-  | \b(?:no|not|never|nor|neither|without|nil|none|nope|nah){_THEN_VERB}\b
+  | \b(?:no|not|never|nor|neither|without|nil|none|nope|nah|nothing){_THEN_VERB}\b
   | \bno\s+(?:evidence|signs?|history|hx|h/o|complaints?|symptoms?|episodes?)\s+of\b
   | \bno\s+known\b | \bno\s+longer\b | \bnegative\s+for\b | \bfree\s+of\b | \babsence\s+of\b
   | \bunremarkable\s+for\b | \bfail(?:s|ed)?\s+to\s+(?:reveal|show|demonstrate)\b

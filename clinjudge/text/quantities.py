@@ -227,7 +227,7 @@ _PER_WORD = r"(?:a|an|per|every|each)"
 _LAB_UNITS = r"mg/dl|g/dl|mmol/l|mg/l|ng/ml|pg/ml|meq/l|u/l|iu/l|µmol/l|umol/l|mcg/ml"
 _INDEFINITE = (
     r"\b(?:for|past|last|in|over|within|about|around|x)\s+(?:the\s+)?(?:past\s+|last\s+|next\s+)?"
-    r"(?P<q>an?\s+couple\s+of|couple\s+of|an?)\s+(?P<u>minutes?|hours?|days?|weeks?|months?|years?)\b"
+    r"(?P<q>an?\s+couple(?:\s+of)?|couple(?:\s+of)?|an?)\s+(?P<u>minutes?|hours?|days?|weeks?|months?|years?)\b"
 )
 _TEMP_UNIT = r"(?:\s*(?:°|degrees?)\s*(?P<u>f|c|fahrenheit|celsius|centigrade)?\b)"
 
@@ -268,7 +268,7 @@ _PATTERNS: list[tuple[str, Builder]] = [
     (rf"(?P<a>{_N})\s*(?:%|percent\b|per\s*cent\b)", _percent),
     (rf"(?P<a>{_N})\s*(?P<u>{_LAB_UNITS})", _unit_builder("other", None)),
     (rf"{_RANGE}\s*-?\s*(?P<u>{_ALTS['dose']})(?![\w/])", _unit_builder("dose", _DOSE_UNITS)),
-    (rf"{_RANGE}\s*-?\s*(?P<u>{_ALTS['time']})\b(?P<old>[\s-]*old\b)?", _duration),
+    (rf"{_RANGE}\s*-?\s*(?P<u>{_ALTS['time']})\b(?P<old>[\s-]*old\b|\.?\s*o\.?(?![a-z]))?", _duration),
     (_INDEFINITE, _indefinite_duration),
     (rf"{_RANGE}\s*(?:times|episodes?)\b", _count),
     (rf"\bx\s*(?P<a>{_N})(?!\s*/)", _count),

@@ -1,0 +1,112 @@
+"""Python entry points: judge one note, or compare judges over a dataset.
+
+    >>> from clinjudge.api import judge_note
+    >>> result = judge_note(transcript_text, note_text, mode="inference-aware")
+    >>> result.report.hallucination_rate, result.rows()[0]["tier"]
+
+Backends: ``offline`` (default when no model is configured), ``llm`` (``CLINJUDGE_MODEL`` /
+``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, or any LangChain chat model passed as ``chat_model``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+
+from clinjudge.graphs.soap_judge import JudgeContext, build_graph
+from clinjudge.judges.factory import JudgeSetup, build_judge
+from clinjudge.judges.note_report import claim_rows
+from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.llm import LLMSettings, ResponseCache
+from clinjudge.types import Mode, NoteReport, Provenance
+
+
+@dataclass
+class JudgeResult:
+    report: NoteReport
+    provenance: Provenance
+    usage: dict
+
+    def rows(self) -> list[dict]:
+        return claim_rows(self.report)
+
+    def as_json(self) -> dict:
+        """The object printed by ``clinjudge judge --json``."""
+        r = self.report
+        return {
+            "mode": r.mode,
+            "backend": r.backend,
+            "hallucination_rate": r.hallucination_rate,
+            "n_claims": len(r.claims),
+            "n_judged": r.n_judged,
+            "n_hallucinated": r.n_hallucinated,
+            "parse_failures": r.parse_failures,
+            "errors": r.errors,
+            "tiers": {str(t): n for t, n in r.tier_counts().items()},
+            "usage": self.usage,
+            "provenance": self.provenance.model_dump(),
+            "claims": self.rows(),
+        }
+
+
+def make_setup(
+    mode: Mode,
+    backend: str | None,
+    *,
+    settings: LLMSettings | None = None,
+    chat_model: BaseChatModel | None = None,
+    prompts: dict[str, Path] | None = None,
+    knowledge: KnowledgeBase | None = None,
+    cache: ResponseCache | None = None,
+    claims: str = "auto",
+) -> JudgeSetup:
+    setup = build_judge(
+        mode,
+        backend,
+        settings=settings,
+        chat_model=chat_model,
+        prompt_overrides=prompts,
+        knowledge=knowledge,
+        cache=cache,
+        claims=claims,
+    )
+    setup.provenance.created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return setup
+
+
+async def ajudge_note(
+    transcript: str,
+    note: str,
+    *,
+    mode: Mode = "inference-aware",
+    backend: str | None = None,
+    note_id: str = "note",
+    setup: JudgeSetup | None = None,
+    batch_size: int = 8,
+    **setup_options,
+) -> JudgeResult:
+    """Judge one note against its transcript, claim by claim (SPEC §1); ``batch_size`` claims
+    share one model call on the LLM backend."""
+    setup = setup or make_setup(mode, backend, **setup_options)
+    context = JudgeContext(
+        verifier=setup.verifier, extractor=setup.extractor, batch_size=batch_size
+    )
+    state = await build_graph().ainvoke(
+        {"note_id": note_id, "transcript": transcript, "note": note},
+        context=context,
+        config={"recursion_limit": 50},
+    )
+    report = NoteReport.model_validate(
+        {k: v for k, v in state["report"].items() if k != "extraction"}
+    )
+    usage = setup.caller.usage.as_dict() if setup.caller else {}
+    return JudgeResult(report=report, provenance=setup.provenance, usage=usage)
+
+
+def judge_note(transcript: str, note: str, **options) -> JudgeResult:
+    """Synchronous wrapper of `ajudge_note`."""
+    return asyncio.run(ajudge_note(transcript, note, **options))

@@ -1,0 +1,271 @@
+"""The ``clinjudge`` command line.
+
+    clinjudge judge --transcript t.txt --note n.txt [--mode inference-aware] [--json]
+    clinjudge compare aci-demo --judges lexical,inference-aware --out runs/demo
+    clinjudge knowledge search "heart attack"
+
+Bad input exits with code 2 and a one-line reason on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from clinjudge.datasets.items import DatasetError
+from clinjudge.errors import ConfigError
+
+app = typer.Typer(
+    help="Judge clinical text written by language models, claim by claim.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+stdout = Console()
+stderr = Console(stderr=True)
+
+ModeOpt = Annotated[
+    str,
+    typer.Option(
+        "--mode",
+        help="lexical: a claim is supported only if the transcript states it (stage 1). "
+        "inference-aware: synonyms, trade/generic names and clinical inference count (stage 2).",
+    ),
+]
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        help="offline: knowledge-grounded rules, no API. llm: CLINJUDGE_MODEL at OPENAI_BASE_URL. "
+        "auto: llm when CLINJUDGE_MODEL is set, else offline.",
+    ),
+]
+PromptOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--prompt",
+        help="Replace a built-in prompt by a file: NAME=PATH, e.g. "
+        "soap.inference_aware=my_prompt.md (repeatable). Reports record each prompt's hash.",
+    ),
+]
+ClaimsOpt = Annotated[
+    str,
+    typer.Option(
+        "--claims",
+        help="How claims are cut: split (offline splitter), llm (extraction prompt), "
+        "auto (llm on the llm backend).",
+    ),
+]
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit code 2."""
+
+
+@contextmanager
+def one_line_errors():
+    """Turn expected input/config errors into ``error: <reason>`` and exit code 2."""
+    try:
+        yield
+    except (UsageError, DatasetError, ConfigError, FileNotFoundError, KeyError, ValueError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        stderr.print(f"[bold red]error:[/] {reason}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+def read_text_file(path: Path, what: str) -> str:
+    if not path.exists():
+        raise UsageError(f"{what} file not found: {path}")
+    if path.is_dir():
+        raise UsageError(f"{what} path is a directory, not a file: {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} file is not UTF-8 text: {path}") from None
+    if not text.strip():
+        raise UsageError(f"{what} file is empty: {path}")
+    return text
+
+
+def check_choice(value: str, choices: tuple[str, ...], option: str) -> str:
+    if value not in choices:
+        raise UsageError(f"{option} must be one of {', '.join(choices)} (got {value!r})")
+    return value
+
+
+def prompt_overrides(items: list[str] | None) -> dict[str, Path]:
+    from clinjudge.prompts import parse_prompt_overrides
+
+    return parse_prompt_overrides(items or [])
+
+
+@app.command()
+def judge(
+    transcript: Annotated[Path, typer.Option(help="Doctor–patient transcript (text file).")],
+    note: Annotated[Path, typer.Option(help="The clinical note to judge (text file).")],
+    mode: ModeOpt = "inference-aware",
+    backend: BackendOpt = "auto",
+    prompt: PromptOpt = None,
+    claims: ClaimsOpt = "auto",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Judge one note against its transcript and print a per-claim table (or JSON).
+
+    Transcripts may be ACI-Bench style ([doctor] / [patient] lines), MTS-Dialog style
+    (Doctor: / Patient:) or plain text. Tiers: 1 restatement, 2 paraphrase / terminology /
+    trade-generic, 3 clinical inference (supported); 4 no basis, 5 contradiction (hallucinated).
+    """
+    with one_line_errors():
+        check_choice(mode, ("lexical", "inference-aware"), "--mode")
+        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(claims, ("auto", "split", "llm"), "--claims")
+        transcript_text = read_text_file(transcript, "transcript")
+        note_text = read_text_file(note, "note")
+        from clinjudge.api import judge_note
+
+        result = judge_note(
+            transcript_text,
+            note_text,
+            mode=mode,  # type: ignore[arg-type]
+            backend=backend,
+            prompts=prompt_overrides(prompt),
+            claims=claims,
+        )
+    if as_json:
+        sys.stdout.write(json.dumps(result.as_json(), indent=2, ensure_ascii=False) + "\n")
+        return
+    from clinjudge.report import render_claim_table
+
+    report = result.report
+    stdout.print(render_claim_table(result.rows(), title=f"{mode} judge ({report.backend})"))
+    rate = report.hallucination_rate
+    shown = "n/a" if rate is None else f"{rate:.1%}"
+    stdout.print(
+        f"hallucination rate {shown} = {report.n_hallucinated}/{report.n_judged} judged claims"
+        f" (excluded: {report.parse_failures} parse failures, {report.errors} errors)"
+    )
+
+
+@app.command()
+def compare(
+    dataset: Annotated[
+        str,
+        typer.Argument(
+            help="A bundled eval set (aci-demo) or a CSV/JSONL/JSON file with a transcript "
+            "column (dialogue|transcript), a note column (note) and an id (encounter_id|id)."
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
+    judges: Annotated[
+        str, typer.Option(help="Comma-separated judges to run on the same claims.")
+    ] = "lexical,inference-aware",
+    backend: BackendOpt = "auto",
+    prompt: PromptOpt = None,
+    claims: ClaimsOpt = "auto",
+    limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
+    concurrency: Annotated[int, typer.Option(help="Notes judged at once.", min=1)] = 4,
+) -> None:
+    """Run several judges over a dataset and write report.json, report.md, verdicts.jsonl and
+    plots to --out. The first judge's claims are reused by the others, so flips are exact."""
+    with one_line_errors():
+        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(claims, ("auto", "split", "llm"), "--claims")
+        from clinjudge.api import make_setup
+        from clinjudge.compare import parse_judges, run_compare_sync
+        from clinjudge.datasets import load_items
+        from clinjudge.judges.factory import JUDGE_NAMES
+        from clinjudge.llm import ResponseCache
+
+        names = parse_judges(judges)
+        data = load_items(dataset, limit=limit)
+        overrides = prompt_overrides(prompt)
+        cache = ResponseCache()
+        setups = {
+            n: make_setup(JUDGE_NAMES[n], backend, prompts=overrides, cache=cache, claims=claims)
+            for n in names
+        }
+        with progress_bars() as progress:
+            result = run_compare_sync(data, setups, out, concurrency=concurrency, progress=progress)
+    print_compare_summary(result.report, result.files)
+
+
+@contextmanager
+def progress_bars():
+    """A rich progress bar per judge on stderr; yields ``progress(name, total) -> advance``."""
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=False,
+    )
+
+    def start(name: str, total: int) -> Callable[[], None]:
+        task = bars.add_task(f"{name:>16}", total=total)
+        return lambda: bars.advance(task)
+
+    with bars:
+        yield start
+
+
+def print_compare_summary(report: dict, files: list[Path]) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{report['dataset']}: {report['n_items']} notes", header_style="bold")
+    for column in ("judge", "hallucination rate", "95% CI", "claims", "excluded", "s/note"):
+        table.add_column(column)
+    for name, j in report["judges"].items():
+        rate = j["hallucination_rate"]
+        lo, hi = j["ci95"]
+        table.add_row(
+            name,
+            "n/a" if rate is None else f"{rate:.1%}",
+            f"{lo:.1%}–{hi:.1%}",
+            str(j["n_claims"]),
+            str(j["excluded_claims"]),
+            "n/a"
+            if j["seconds_per_note_median"] is None
+            else f"{j['seconds_per_note_median']:.2f}",
+        )
+    stdout.print(table)
+    for pair in report["paired"]:
+        if pair["mean_rate_difference"] is not None:
+            lo, hi = pair["ci95"]
+            stdout.print(
+                f"{pair['a']} − {pair['b']}: {pair['mean_rate_difference']:+.1%} per note "
+                f"(95% CI {lo:+.1%} to {hi:+.1%}, {pair['n_notes']} notes); "
+                f"{len(report['flips'])} claims flip between judges"
+            )
+    for name, failures in report.get("failed_items", {}).items():
+        stderr.print(f"[yellow]{name}: {len(failures)} items failed and will be retried on re-run")
+    stdout.print("wrote " + ", ".join(str(f) for f in files))
+
+
+def _register_commands() -> None:
+    from clinjudge.cli_detect import detect, gate, pairs
+
+    app.command()(detect)
+    app.command()(pairs)
+    app.command()(gate)
+    import importlib.util  # TODO(lead): drop once knowledge/cli.py lands
+
+    if importlib.util.find_spec("clinjudge.knowledge.cli"):
+        from clinjudge.knowledge.cli import knowledge_app
+
+        app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
+
+
+_register_commands()
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

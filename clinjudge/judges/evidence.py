@@ -1,0 +1,101 @@
+"""Evidence retrieval over transcript sentences: BM25 (bm25s) fused with dense cosine similarity.
+
+Score of a sentence s for a query q (SPEC §1 "Facts": evidence comes from the whole transcript):
+    hybrid(q, s) = w · bm25(q, s) / max_s' bm25(q, s') + (1 − w) · max(0, cos(e(q), e(s)))
+with w = 0.5 when embeddings are on, 1 otherwise. Units are transcript sentences; a hit is
+widened to its neighbours when read, because a doctor's question and the patient's "no" are
+one fact spread over two turns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import bm25s
+import numpy as np
+
+from clinjudge import embeddings
+from clinjudge.text.normalize import content_tokens
+from clinjudge.text.transcript import transcript_sentences
+from clinjudge.types import Evidence, Transcript
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A retrievable sentence with its offsets in the source text."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+    speaker: str = "unknown"
+    turn: int = -1
+    tokens: frozenset[str] = field(default_factory=frozenset)
+
+
+class SentenceIndex:
+    """Hybrid lexical + dense search over a fixed list of sentence units."""
+
+    def __init__(self, units: list[Unit], *, dense: bool = True, bm25_weight: float = 0.5) -> None:
+        self.units = units
+        self.dense = dense and bool(units)
+        self.bm25_weight = bm25_weight if self.dense else 1.0
+        self._bm25 = bm25s.BM25()
+        corpus = [sorted(u.tokens) or ["∅"] for u in units]
+        self._bm25.index(corpus or [["∅"]], show_progress=False)
+        self._vectors = embeddings.encode([u.text for u in units]) if self.dense else None
+
+    def scores(self, query: str, query_vector: np.ndarray | None = None) -> np.ndarray:
+        if not self.units:
+            return np.zeros(0)
+        tokens = content_tokens(query)
+        lexical = np.asarray(self._bm25.get_scores(tokens), dtype=np.float64) if tokens else None
+        if lexical is None or lexical.max() <= 0:
+            lexical = np.zeros(len(self.units))
+        else:
+            lexical = lexical / lexical.max()
+        if self._vectors is None:
+            return lexical
+        if query_vector is None:
+            query_vector = embeddings.encode([query])[0]
+        dense = np.clip(self._vectors @ query_vector, 0.0, None)
+        return self.bm25_weight * lexical + (1 - self.bm25_weight) * dense
+
+    def cosine(self, query_vector: np.ndarray) -> np.ndarray:
+        """Cosine similarity of a query embedding to every unit (zeros without embeddings)."""
+        if self._vectors is None:
+            return np.zeros(len(self.units))
+        return self._vectors @ query_vector
+
+    def search(
+        self, query: str, k: int = 5, query_vector: np.ndarray | None = None
+    ) -> list[tuple[Unit, float]]:
+        scores = self.scores(query, query_vector)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [(self.units[i], float(scores[i])) for i in order if scores[i] > 0]
+
+    def window(self, unit: Unit, before: int = 1, after: int = 1) -> list[Unit]:
+        lo = max(0, unit.index - before)
+        hi = min(len(self.units), unit.index + after + 1)
+        return self.units[lo:hi]
+
+
+def transcript_index(transcript: Transcript, *, dense: bool = True) -> SentenceIndex:
+    """Index the sentences of every turn of a transcript."""
+    units = [
+        Unit(
+            index=i,
+            start=s.start,
+            end=s.end,
+            text=s.text,
+            speaker=s.speaker,
+            turn=s.turn_index,
+            tokens=frozenset(content_tokens(s.text)),
+        )
+        for i, s in enumerate(transcript_sentences(transcript))
+    ]
+    return SentenceIndex(units, dense=dense)
+
+
+def as_evidence(unit: Unit, score: float | None = None, source: str = "transcript") -> Evidence:
+    return Evidence(source=source, start=unit.start, end=unit.end, text=unit.text, score=score)

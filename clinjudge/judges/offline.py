@@ -1,0 +1,370 @@
+"""The offline SOAP verifier: rules over retrieved transcript evidence and the knowledge base.
+
+Per claim (SPEC §1), in this order:
+  1. retrieve transcript evidence (hybrid BM25 + embeddings, widened to neighbouring sentences);
+  2. contradictions → tier 5: a finding asserted where the transcript only denies it (or the
+     reverse), left vs right on the same site;
+  3. safety floor → tier 4 (5 when a stated value disagrees): a medication never named, a
+     dose/frequency/duration with no equivalent, a procedure or test never mentioned, a diagnosis
+     neither stated nor inferable (offline_rules.py);
+  4. coverage = |claim content tokens found in the evidence or inside verified quantities| /
+     |claim content tokens|; ≥ ``lexical_coverage`` → tier 1. The lexical mode stops here: tier 4;
+  5. inference-aware only — tokens inside concepts the transcript states in other words
+     (synonym, trade/generic name, abbreviation, lay term) also count → tier 2; a close
+     paraphrase by embedding → tier 2; a diagnosis linked to stated findings (has_symptom, is_a),
+     support from the note's other, transcript-grounded sections (cross-section), a standard
+     documentation statement, or a looser semantic match → tier 3; else tier 4 (last resort).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from clinjudge import embeddings
+from clinjudge.judges import offline_rules as rules
+from clinjudge.judges.base import NoteInput
+from clinjudge.judges.evidence import Unit, as_evidence
+from clinjudge.judges.offline_facts import (
+    ConceptMention,
+    TranscriptFacts,
+    build_transcript_facts,
+    concept_mentions,
+)
+from clinjudge.judges.offline_rules import ClaimAnalysis
+from clinjudge.judges.tiers import normalize_subtype
+from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.claims import split_claims
+from clinjudge.text.normalize import content_tokens, word_tokens
+from clinjudge.text.quantities import extract_quantities
+from clinjudge.types import Claim, KnowledgeEntry, Mode, Outcome, Verdict
+
+#: Words that carry polarity, not content: negation is checked by its own rule.
+POLARITY_WORDS = frozenset(
+    content_tokens("denies denied deny negative positive endorses endorsed reports no not without")
+)
+_BOILERPLATE = re.compile(
+    r"\b(understands? and agrees?|agrees? with the (?:recommended )?(?:medical )?"
+    r"(?:treatment )?plan|questions were answered|all (?:of (?:his|her|their) )?questions"
+    r"|verbali[sz]ed understanding)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class OfflineConfig:
+    """Thresholds of the offline rules (tuned on ACI-Bench train+valid with bench/)."""
+
+    top_k: int = 5
+    lexical_coverage: float = 0.8
+    knowledge_coverage: float = 0.8
+    paraphrase_cosine: float = 0.72
+    paraphrase_coverage: float = 0.5
+    inference_cosine: float = 0.45
+    inference_coverage: float = 0.5
+    summary_coverage: float = 0.8
+    summary_cosine: float = 0.35
+    note_fact_coverage: float = 0.7
+    dense: bool = True
+
+
+class OfflineVerifier:
+    """Rule-and-retrieval verifier; one instance serves one mode."""
+
+    backend = "offline"
+
+    def __init__(self, mode: Mode, kb: KnowledgeBase, config: OfflineConfig | None = None):
+        self.mode: Mode = mode
+        self.kb = kb
+        self.config = config or OfflineConfig()
+
+    async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
+        facts = self._facts(note)
+        if self.config.dense:
+            vectors: list = list(embeddings.encode([c.text for c in claims]))
+        else:
+            vectors = [None] * len(claims)
+        return [self.judge(c, v, facts, note) for c, v in zip(claims, vectors, strict=True)]
+
+    def _facts(self, note: NoteInput) -> TranscriptFacts:
+        facts = note.cache.get("offline_facts")
+        if not isinstance(facts, TranscriptFacts):
+            facts = build_transcript_facts(note.transcript, self.kb, dense=self.config.dense)
+            note.cache["offline_facts"] = facts
+        return facts
+
+    # -- one claim ---------------------------------------------------------------------------
+    def judge(
+        self, claim: Claim, vector: np.ndarray | None, facts: TranscriptFacts, note: NoteInput
+    ) -> Verdict:
+        cfg = self.config
+        lexical = self.mode == "lexical"
+        analysis = ClaimAnalysis(
+            claim=claim,
+            tokens=claim_tokens(claim.text),
+            mentions=concept_mentions(self.kb, claim.text),
+            quantities=extract_quantities(claim.text),
+            vector=vector,
+        )
+        hits = facts.index.search(claim.text, k=cfg.top_k, query_vector=vector)
+        window = _widen(facts, [u for u, _ in hits])
+        pool = set().union(*(u.tokens for u in window)) if window else set()
+        evidence = [as_evidence(u, s) for u, s in hits[:3]]
+
+        def verdict(tier: int, subtype: str, why: str, used=()) -> Verdict:
+            return Verdict(
+                claim_id=claim.id,
+                tier=tier,
+                subtype=normalize_subtype(tier, subtype),
+                rationale=why,
+                evidence=evidence,
+                knowledge=list(used),
+                backend="offline",
+            )
+
+        closest = [u for u, _ in hits[:3]]
+        reason = rules.concept_contradiction(analysis, facts, window) or (
+            rules.laterality_contradiction(claim.text, facts, window)
+        )
+        if reason:
+            return verdict(5, "contradiction", reason)
+        reason = rules.missing_medication(analysis, facts, literal_only=lexical)
+        if reason:
+            return verdict(4, "no_basis", reason)
+        quantity = rules.check_quantities(analysis, facts, closest)
+        if quantity:
+            return verdict(quantity[0], "", quantity[1])
+        reason = rules.missing_procedure(analysis, facts, literal_only=lexical) or (
+            self._missing_diagnosis(analysis, facts, literal_only=lexical)
+        )
+        if reason:
+            return verdict(4, "no_basis", reason)
+        if not analysis.tokens:
+            return verdict(1, "restatement", "no checkable content beyond polarity words")
+        covered = _coverage(analysis, pool)
+        if covered >= cfg.lexical_coverage:
+            return verdict(1, "restatement", f"stated in the transcript ({covered:.0%} of words)")
+        if lexical:
+            return verdict(4, "no_basis", f"not stated in the transcript ({covered:.0%} of words)")
+        return self._infer(analysis, facts, note, window, pool, verdict)
+
+    def _infer(self, analysis, facts, note, window, pool, verdict) -> Verdict:
+        cfg = self.config
+        spans, used, subtype = self._equivalents(analysis, facts, window)
+        analysis.accounted.extend(spans)
+        covered = _coverage(analysis, pool)
+        if used and covered >= cfg.knowledge_coverage:
+            return verdict(2, subtype, f"stated in equivalent terms ({covered:.0%} of words)", used)
+        cosine = _max_cosine(facts, window, analysis.vector)
+        if cosine >= cfg.paraphrase_cosine and covered >= cfg.paraphrase_coverage:
+            return verdict(2, "paraphrase", f"paraphrase of the transcript (cosine {cosine:.2f})")
+        inferred = self._diagnosis_inference(analysis, facts)
+        if inferred:
+            return verdict(3, "inference", inferred[0], inferred[1])
+        support = _cross_section(analysis, note, pool, cfg)
+        if support:
+            return verdict(3, "inference", support, used)
+        if _BOILERPLATE.search(analysis.claim.text):
+            return verdict(3, "inference", "standard documentation statement")
+        unstated = _unstated_numbers(analysis, facts)
+        if unstated:
+            return verdict(4, "no_basis", f"value {unstated} is not stated in the transcript")
+        if _normal_exam_finding(analysis):
+            return verdict(3, "inference", "normal examination finding (exam abstraction)")
+        if cosine >= cfg.inference_cosine and covered >= cfg.inference_coverage:
+            why = f"clinical summary of the transcript (cosine {cosine:.2f}, {covered:.0%} words)"
+            return verdict(3, "inference", why, used)
+        anywhere = _coverage(analysis, facts.tokens)
+        if anywhere >= cfg.summary_coverage and cosine >= cfg.summary_cosine:
+            why = f"summary of facts stated across the transcript ({anywhere:.0%} of words)"
+            return verdict(3, "inference", why, used)
+        return verdict(4, "no_basis", f"no basis found ({covered:.0%} of words, cosine {cosine:.2f})")
+
+    # -- knowledge ---------------------------------------------------------------------------
+    def _equivalents(self, analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]):
+        """Claim mentions the transcript states in other words: the same concept class anywhere
+        in the transcript, or an equivalence relation (lay term, abbreviation, brand) with a
+        mention in the evidence. Returns their spans, knowledge entries and the sub-type."""
+        spans: list[tuple[int, int]] = []
+        used: list[KnowledgeEntry] = []
+        kinds: set[str] = set()
+        nearby = [t for u in window for t in facts.mentions[u.index]]
+        for m in analysis.mentions:
+            if rules.literal_mention(m, facts):
+                continue
+            relation = "same_as" if facts.has_concept(m.canonical) else None
+            if relation is None:
+                relation = next(
+                    (
+                        r
+                        for t in nearby
+                        if (r := self.kb.related(m.surface, t.surface)) in rules.EQUIVALENCE_RELATIONS
+                    ),
+                    None,
+                )
+            if relation is None:
+                continue
+            spans.append((m.start, m.end))
+            used.extend(self._entries(m, relation))
+            kinds |= set(m.kinds)
+        if "drug" in kinds:
+            subtype = "trade_generic"
+        elif "abbreviation" in kinds:
+            subtype = "abbreviation"
+        else:
+            subtype = "terminology"
+        return spans, used, subtype
+
+    def _missing_diagnosis(self, analysis, facts, *, literal_only: bool) -> str | None:
+        for m in analysis.mentions:
+            if "disease" not in m.kinds or m.negated or rules.literal_mention(m, facts):
+                continue
+            if literal_only:
+                return f"diagnosis '{m.surface}' is not stated in the transcript"
+            if not facts.has_concept(m.canonical) and not self._inferable(m, facts):
+                return f"diagnosis '{m.surface}' is neither stated nor inferable"
+        return None
+
+    def _diagnosis_inference(self, analysis, facts) -> tuple[str, list[KnowledgeEntry]] | None:
+        for m in analysis.mentions:
+            if "disease" in m.kinds and not m.negated and not facts.has_concept(m.canonical):
+                link = self._inferable(m, facts)
+                if link:
+                    return f"'{m.surface}' is inferable: {link}", self._entries(m, "has_symptom")
+        return None
+
+    def _inferable(self, mention: ConceptMention, facts: TranscriptFacts) -> str | None:
+        """A relation from the diagnosis to a finding or condition the transcript affirms."""
+        seen: set[str] = set()
+        for unit_mentions in facts.mentions:
+            for t in unit_mentions:
+                if t.negated is not False or t.surface in seen:
+                    continue
+                seen.add(t.surface)
+                relation = self.kb.related(mention.surface, t.surface)
+                if relation:
+                    return f"{relation} '{t.surface}'"
+        return None
+
+    def _entries(self, mention: ConceptMention, relation: str) -> list[KnowledgeEntry]:
+        return [
+            self.kb.entry(self.kb.concept(cid), relation).model_copy(
+                update={"matched": mention.surface}
+            )
+            for cid in mention.concept_ids[:2]
+        ]
+
+
+_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z /&,-]{0,40}:\s")
+
+
+def claim_tokens(text: str) -> list[tuple[str, int, int]]:
+    """Content tokens of a claim with their spans; polarity words and a leading list label
+    ("Medical Treatment:", "Cardiovascular:") are left out — they structure the note, they
+    state nothing."""
+    label = _LABEL.match(text)
+    skip = label.end() if label and len(label.group().split()) <= 4 else 0
+    found = []
+    for word, start, end in word_tokens(text):
+        if start < skip:
+            continue
+        for token in content_tokens(word):
+            if token not in POLARITY_WORDS:
+                found.append((token, start, end))
+    return found
+
+
+def _coverage(analysis: ClaimAnalysis, pool: set[str]) -> float:
+    """Share of claim tokens in ``pool`` or inside a span already verified by a rule."""
+    if not analysis.tokens:
+        return 1.0
+    hit = 0
+    for token, start, end in analysis.tokens:
+        if token in pool or any(s <= start and end <= e for s, e in analysis.accounted):
+            hit += 1
+    return hit / len(analysis.tokens)
+
+
+_NORMAL_FINDING = re.compile(
+    r"\b(no|without|normal|clear|intact|supple|regular|soft|non-?tender|unremarkable|"
+    r"within normal limits|symmetric(?:al)?|alert|oriented|no (?:apparent|acute) distress|"
+    r"nontoxic|well-appearing|negative)\b",
+    re.I,
+)
+
+
+def _normal_exam_finding(analysis: ClaimAnalysis) -> bool:
+    """An Objective claim that records a normal or absent finding and states no value: the
+    abstraction of an examination the clinician summarised (SPEC §1, tier 3)."""
+    claim = analysis.claim
+    return (
+        claim.section == "objective"
+        and not analysis.quantities
+        and not any(ch.isdigit() for ch in claim.text)
+        and bool(_NORMAL_FINDING.search(claim.text))
+    )
+
+
+#: Calendar dates (01/20/2020, 04/2022, 2018): documentation metadata, and spoken in too many
+#: ways ("twenty eighteen") to be matched as numbers.
+_DATE = re.compile(r"\b(?:\d{1,2}/){1,2}\d{2,4}\b|\b(?:19|20)\d{2}\b")
+
+
+def _unstated_numbers(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | None:
+    """A number of the claim the transcript never says (and no rule accounted for): specific
+    values are never inferred (SPEC §1 safety floor)."""
+    dates = [m.span() for m in _DATE.finditer(analysis.claim.text)]
+    for token, start, end in analysis.tokens:
+        if not token[:1].isdigit() or token in facts.tokens:
+            continue
+        if any(s <= start and end <= e for s, e in dates):
+            continue
+        if not any(s <= start and end <= e for s, e in analysis.accounted):
+            return f"'{analysis.claim.text[start:end]}'"
+    return None
+
+
+def _cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg) -> str | None:
+    """Support from transcript-grounded facts of the note's *other* sections (SPEC §1)."""
+    grounded = _note_facts(note, cfg.note_fact_coverage)
+    extended = set(pool)
+    for section, words in grounded:
+        if section != analysis.claim.section:
+            extended |= words
+    covered = _coverage(analysis, extended)
+    if covered >= cfg.lexical_coverage and _coverage(analysis, pool) < covered:
+        return f"follows from facts stated in other note sections ({covered:.0%} of words)"
+    return None
+
+
+def _note_facts(note: NoteInput, threshold: float) -> list[tuple[str, set[str]]]:
+    """Sentences of the note whose words the transcript states (cached per note)."""
+    cached = note.cache.get("note_facts")
+    if isinstance(cached, list):
+        return cached
+    facts = note.cache.get("offline_facts")
+    tokens = facts.tokens if isinstance(facts, TranscriptFacts) else set()
+    grounded = []
+    for claim in split_claims(note.note):
+        words = set(content_tokens(claim.text)) - POLARITY_WORDS
+        if words and sum(w in tokens for w in words) / len(words) >= threshold:
+            grounded.append((claim.section, words))
+    note.cache["note_facts"] = grounded
+    return grounded
+
+
+def _widen(facts: TranscriptFacts, units: list[Unit]) -> list[Unit]:
+    seen: dict[int, Unit] = {}
+    for unit in units:
+        for u in facts.index.window(unit, before=1, after=1):
+            seen[u.index] = u
+    return [seen[i] for i in sorted(seen)]
+
+
+def _max_cosine(facts: TranscriptFacts, window: list[Unit], vector: np.ndarray | None) -> float:
+    if vector is None or not window:
+        return 0.0
+    sims = facts.index.cosine(vector)
+    return float(max(sims[u.index] for u in window)) if len(sims) else 0.0

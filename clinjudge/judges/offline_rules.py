@@ -1,0 +1,149 @@
+"""The hard rules of the offline verifier: contradictions (tier 5) and the safety floor (tier 4).
+
+SPEC §1 "Safety floor (both modes, never relaxed by inference)": a claim is hallucinated when it
+states a medication, dose, frequency or duration with no equivalent in the facts, a diagnosis
+neither stated nor inferable, a procedure or test not mentioned, or any detail that directly
+contradicts a stated fact. Each rule returns a one-line reason, or ``None`` when it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from clinjudge.judges.evidence import Unit
+from clinjudge.judges.offline_facts import ConceptMention, TranscriptFacts
+from clinjudge.text.normalize import content_tokens
+from clinjudge.text.laterality import laterality_mentions, lateralities_conflict
+from clinjudge.text.quantities import Quantity, quantities_agree
+from clinjudge.types import Claim
+
+#: Quantity kinds the safety floor protects (medication dose, frequency, duration).
+FLOOR_QUANTITIES = frozenset({"dose", "frequency", "duration"})
+#: Quantity kinds that can contradict a stated value.
+CHECKED_QUANTITIES = FLOOR_QUANTITIES | {"vital", "percent"}
+#: Concept kinds whose presence or absence a note asserts.
+FINDING_KINDS = frozenset({"symptom", "finding", "disease"})
+#: Relations that make two names the same thing (tier 2) rather than an inference (tier 3).
+EQUIVALENCE_RELATIONS = frozenset({"same_as", "lay_for", "expands_to", "brand_of", "xref"})
+
+
+@dataclass
+class ClaimAnalysis:
+    """A claim with what the rules read from it."""
+
+    claim: Claim
+    tokens: list[tuple[str, int, int]]  # content token, start, end (offsets in the claim)
+    mentions: list[ConceptMention]
+    quantities: list[Quantity]
+    vector: np.ndarray | None
+    accounted: list[tuple[int, int]] = field(default_factory=list)  # spans verified by rules
+
+
+def concept_contradiction(
+    analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]
+) -> str | None:
+    """A finding the claim asserts where the transcript denies it, or the reverse.
+
+    Only symptoms, findings and diseases of the Subjective and Objective sections are compared
+    (assessment and plan talk of conditions to rule out, which is not an assertion), and only
+    when the evidence about the claim holds the opposite status and the transcript never the
+    claim's own."""
+    if analysis.claim.section not in ("subjective", "objective"):
+        return None
+    nearby = [t for u in window for t in facts.mentions[u.index]]
+    for m in analysis.mentions:
+        if not set(m.kinds) & FINDING_KINDS or not facts.has_concept(m.canonical):
+            continue
+        if m.negated in facts.statuses(m.canonical):
+            continue
+        opposite = [
+            t for t in nearby if t.negated is not None and set(t.canonical) & set(m.canonical)
+        ]
+        if opposite:
+            said = "affirms" if m.negated else "denies"
+            return f"claim {'denies' if m.negated else 'affirms'} '{m.surface}', the transcript {said} it"
+    return None
+
+
+def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: list[Unit]):
+    """Left vs right on the same site where the evidence never states the claim's side."""
+    stated = [lat for u in window for lat in facts.lateralities[u.index]]
+    for side in laterality_mentions(claim_text):
+        clash = [s for s in stated if lateralities_conflict(side, s)]
+        if clash and not any(not lateralities_conflict(side, s) for s in stated):
+            return f"'{side.side}' contradicts '{clash[0].side}' in the transcript"
+    return None
+
+
+def missing_medication(
+    analysis: ClaimAnalysis, facts: TranscriptFacts, *, literal_only: bool
+) -> str | None:
+    """A medication the transcript never names (lexical: by its very name; inference-aware:
+    by any name of the same drug)."""
+    for m in analysis.mentions:
+        if "drug" not in m.kinds or m.negated:
+            continue
+        found = literal_mention(m, facts) or (not literal_only and facts.has_concept(m.canonical))
+        if not found:
+            return f"medication '{m.surface}' is not mentioned in the transcript"
+    return None
+
+
+def check_quantities(
+    analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]
+) -> tuple[int, str] | None:
+    """Each dose/frequency/duration/vital/percent of the claim must agree with a stated one.
+
+    Agreeing anywhere in the transcript → accounted for. Otherwise, disagreeing with a value of
+    the same kind in the evidence about the same drug → tier 5; a floor quantity with no
+    equivalent at all → tier 4."""
+    stated = [q for qs in facts.quantities for q in qs]
+    context = drug_context(analysis, facts, window)
+    nearby = [q for u in context for q in facts.quantities[u.index]]
+    for q in analysis.quantities:
+        if q.kind not in CHECKED_QUANTITIES:
+            continue
+        if any(quantities_agree(q, t) for t in stated):
+            analysis.accounted.append((q.start, q.end))
+            continue
+        if any(quantities_agree(q, t) is False for t in nearby):
+            return 5, f"'{q.text}' disagrees with the value stated in the transcript"
+        if q.kind in FLOOR_QUANTITIES:
+            return 4, f"{q.kind} '{q.text}' has no equivalent in the transcript"
+    return None
+
+
+def drug_context(
+    analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]
+) -> list[Unit]:
+    """Evidence units that speak of the claim's drug(s) (± one sentence), else ``window``."""
+    drugs = [m for m in analysis.mentions if "drug" in m.kinds]
+    if not drugs:
+        return window
+    wanted = {cid for m in drugs for cid in m.canonical}
+    units = facts.index.units
+    picked: dict[int, Unit] = {}
+    for i, mentions in enumerate(facts.mentions):
+        if any(cid in wanted for t in mentions for cid in t.canonical):
+            for j in range(max(0, i - 1), min(len(units), i + 2)):
+                picked[j] = units[j]
+    return [picked[i] for i in sorted(picked)]
+
+
+def missing_procedure(
+    analysis: ClaimAnalysis, facts: TranscriptFacts, *, literal_only: bool
+) -> str | None:
+    for m in analysis.mentions:
+        if not (set(m.kinds) & {"procedure", "test"}) or m.negated:
+            continue
+        if not (literal_mention(m, facts) or (not literal_only and facts.has_concept(m.canonical))):
+            return f"procedure/test '{m.surface}' is not mentioned in the transcript"
+    return None
+
+
+def literal_mention(mention: ConceptMention, facts: TranscriptFacts) -> bool:
+    """Every content word of the mention occurs in the transcript."""
+    words = content_tokens(mention.surface)
+    return bool(words) and all(w in facts.tokens for w in words)

@@ -1,0 +1,133 @@
+"""On-disk cache of knowledge builds: location, manifests and atomic writes.
+
+A build is keyed by its *manifest*: the knowledge code, the bundled data files, the versions
+of the packages the sources read, the selected sources and every user-supplied file (extra
+vocabularies, SNOMED CT release). Any change gives another digest, hence a rebuild; an unchanged
+manifest reuses the cached build. Bundled and extra files are hashed (sha256); a SNOMED CT
+release directory is fingerprinted by path, size and modification time of its RF2 files (a full
+release is gigabytes).
+
+Location: ``cache_dir`` if given, else ``$CLINJUDGE_CACHE_DIR/knowledge``, else
+``~/.cache/clinjudge/knowledge``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from clinjudge.knowledge.bundled import data_path, sha256_file
+
+FORMAT_VERSION = 1
+_CODE_DIR = Path(__file__).resolve().parent
+
+
+def cache_root(cache_dir: Path | None = None) -> Path:
+    if cache_dir is not None:
+        return Path(cache_dir)
+    env = os.environ.get("CLINJUDGE_CACHE_DIR")
+    if env:
+        return Path(env) / "knowledge"
+    return Path.home() / ".cache" / "clinjudge" / "knowledge"
+
+
+def package_versions(names: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for name in names:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def code_hash() -> str:
+    """Hash of the knowledge layer's Python sources: a code change invalidates old builds."""
+    digest = hashlib.sha256()
+    for path in sorted(_CODE_DIR.rglob("*.py")):
+        digest.update(path.relative_to(_CODE_DIR).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def fingerprint_tree(root: Path) -> dict[str, list[int]]:
+    """``relative path -> [size, mtime_ns]`` of the files under ``root`` (or of ``root``)."""
+    root = Path(root)
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    out = {}
+    for p in files:
+        st = p.stat()
+        out[p.name if p == root else p.relative_to(root).as_posix()] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def lexicon_manifest(
+    sources: Iterable[str],
+    bundled_files: Iterable[str],
+    packages: Iterable[str],
+    extra: Iterable[Path] = (),
+    snomed: Path | None = None,
+) -> dict[str, Any]:
+    """The manifest of a lexicon build (module docstring)."""
+    return {
+        "format": FORMAT_VERSION,
+        "code": code_hash(),
+        "sources": sorted(sources),
+        "packages": package_versions(sorted(set(packages))),
+        "files": {
+            name: sha256_file(data_path(name))
+            for name in sorted(set(bundled_files))
+            if data_path(name).exists()
+        },
+        "extra": {str(Path(p).resolve()): sha256_file(Path(p)) for p in extra},
+        "snomed": (
+            {str(Path(snomed).resolve()): fingerprint_tree(Path(snomed))} if snomed else {}
+        ),
+    }
+
+
+def digest(manifest: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, json.dumps(obj, indent=2, sort_keys=True).encode())
+
+
+def read_json(path: Path) -> Any | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_pickle(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def read_pickle(path: Path) -> Any | None:
+    """The cached object, or ``None`` when absent or unreadable (then it is rebuilt)."""
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)  # noqa: S301 - our own cache file
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None

@@ -1,0 +1,106 @@
+"""Value types of the knowledge layer: concepts, text mentions and search hits.
+
+A :class:`Concept` is one entry of one source (ICD-10-CM code, Disease Ontology term, drug,
+abbreviation, lay term, SNOMED CT concept, ...). Sources stay independent: a relation may point
+at another source's id, or at ``TERM:<text>`` -- a surface string that the lexicon resolves to
+concept ids once every source is loaded (see :mod:`clinjudge.knowledge.lexicon`). Concepts of
+different sources that denote the same thing are merged there into one equivalence class whose
+representative id is the *canonical* id (SPEC §1, tier 2: synonyms, trade/generic names,
+abbreviations and lay terms are the same fact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal[
+    "drug",
+    "disease",
+    "symptom",
+    "finding",
+    "procedure",
+    "test",
+    "anatomy",
+    "abbreviation",
+    "lay_term",
+    "drug_class",
+    "other",
+]
+KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
+
+#: Relation names used by the sources. ``same_as`` is always an equivalence; ``brand_of``,
+#: ``expands_to``, ``lay_for`` and ``xref`` become equivalences only when unambiguous
+#: (one target, one-to-one), see :func:`clinjudge.knowledge.lexicon.build_lexicon`.
+RELATIONS: tuple[str, ...] = (
+    "same_as",
+    "is_a",
+    "has_symptom",
+    "xref",
+    "brand_of",
+    "expands_to",
+    "lay_for",
+    "in_class",
+    "finding_site",
+    "associated_with",
+)
+
+#: Prefix of a relation target that is a surface string, resolved through the lexicon.
+TERM_PREFIX = "TERM:"
+
+
+def term_ref(text: str) -> str:
+    """Relation target standing for the concept(s) whose surface form is ``text``."""
+    return TERM_PREFIX + text.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One concept of one source.
+
+    ``id`` is ``"<PREFIX>:<code>"`` (``ICD10CM:I21.9``, ``DOID:5844``, ``SYMP:0000001``,
+    ``DRUG:lisinopril``, ``ABBR:SOB``, ``LAY:sugar``, ``SNOMED:22298006``); ``preferred`` is the
+    display term; ``synonyms`` every other surface form (the preferred term is always a surface
+    form too); ``relations`` are ``(relation name, target id)`` pairs.
+    """
+
+    id: str
+    source: str
+    kind: str
+    preferred: str
+    synonyms: tuple[str, ...] = ()
+    relations: tuple[tuple[str, str], ...] = ()
+
+    def surfaces(self) -> tuple[str, ...]:
+        """The preferred term followed by the synonyms, without duplicates."""
+        return tuple(dict.fromkeys((self.preferred, *self.synonyms)))
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A concept mention found in free text: ``text[start:end] == surface``.
+
+    ``concept_ids`` are every concept with this surface form (ambiguity is kept, e.g. an
+    abbreviation and each of its senses' classes); ``canonical`` the distinct canonical ids of
+    their equivalence classes, in the same order.
+    """
+
+    start: int
+    end: int
+    surface: str
+    concept_ids: tuple[str, ...]
+    kinds: tuple[str, ...]
+    canonical: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One concept-level result of :meth:`KnowledgeBase.search`; ``matched`` is the surface form
+    that scored, ``score`` in [0, 1] (1 for an exact lexical match)."""
+
+    concept_id: str
+    preferred: str
+    source: str
+    kind: str
+    score: float
+    matched: str = field(default="")

@@ -1,0 +1,101 @@
+"""Tier rules of the offline SOAP verifier on hand-written cases (SPEC §1): what the
+inference-aware judge accepts and the lexical one does not, and what the safety floor makes
+hallucinated in both modes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clinjudge.api import judge_note, make_setup
+from clinjudge.types import TIERS_BY_MODE
+
+FIXTURES = Path(__file__).parent / "fixtures" / "soap"
+TRANSCRIPT = (FIXTURES / "transcript.txt").read_text()
+NOTE = (FIXTURES / "note.txt").read_text()
+
+
+@pytest.fixture(scope="module")
+def setups():
+    return {m: make_setup(m, "offline") for m in ("lexical", "inference-aware")}
+
+
+def verdict_of(setups, mode: str, sentence: str, *, section: str = "ASSESSMENT AND PLAN"):
+    """Judge a note holding only ``sentence`` (under ``section``) and return its one verdict."""
+    note = f"{section}\n\n{sentence}\n"
+    result = judge_note(TRANSCRIPT, note, setup=setups[mode])
+    assert len(result.report.claims) == 1, result.report.claims
+    assert not result.report.failures
+    return result.report.verdicts[0]
+
+
+def test_trade_generic_supported_only_when_inference_aware(setups):
+    sentence = "He takes lisinopril 10 mg once daily for hypertension."
+    aware = verdict_of(setups, "inference-aware", sentence, section="CURRENT MEDICATIONS")
+    lexical = verdict_of(setups, "lexical", sentence, section="CURRENT MEDICATIONS")
+    assert aware.supported and aware.tier in (2, 3)
+    assert not lexical.supported and lexical.tier in (4, 5)
+    assert any("lisinopril" in k.preferred.lower() for k in aware.knowledge)
+
+
+def test_wrong_dose_is_a_contradiction_in_both_modes(setups):
+    sentence = "He takes Zestril 20 mg once daily."
+    for mode in ("lexical", "inference-aware"):
+        v = verdict_of(setups, mode, sentence, section="CURRENT MEDICATIONS")
+        assert v.tier == 5 and not v.supported, (mode, v)
+
+
+def test_unmentioned_medication_and_dose_hallucinated_in_both_modes(setups):
+    sentence = "Start metformin 500 mg twice daily."
+    for mode in ("lexical", "inference-aware"):
+        v = verdict_of(setups, mode, sentence)
+        assert v.tier == 4 and v.subtype == "no_basis", (mode, v)
+
+
+def test_flipped_laterality_hallucinated_in_both_modes(setups):
+    sentence = "Tenderness over the medial joint line of the left knee with mild effusion."
+    for mode in ("lexical", "inference-aware"):
+        v = verdict_of(setups, mode, sentence, section="PHYSICAL EXAM")
+        assert v.tier == 5 and not v.supported, (mode, v)
+
+
+def test_flipped_negation_hallucinated_in_both_modes(setups):
+    sentence = "He reports chest pain."
+    for mode in ("lexical", "inference-aware"):
+        v = verdict_of(setups, mode, sentence, section="HISTORY OF PRESENT ILLNESS")
+        assert not v.supported, (mode, v)
+
+
+def test_direct_restatement_supported_in_both_modes(setups):
+    sentence = "He twisted his right knee playing tennis."
+    for mode in ("lexical", "inference-aware"):
+        v = verdict_of(setups, mode, sentence, section="HISTORY OF PRESENT ILLNESS")
+        assert v.tier == 1 and v.supported, (mode, v)
+
+
+def test_abbreviation_supported_only_when_inference_aware(setups):
+    sentence = "He denies CP or SOB."
+    aware = verdict_of(setups, "inference-aware", sentence, section="REVIEW OF SYSTEMS")
+    lexical = verdict_of(setups, "lexical", sentence, section="REVIEW OF SYSTEMS")
+    assert aware.supported, aware
+    assert not lexical.supported, lexical
+
+
+def test_whole_note_counts_and_modes(setups):
+    for mode, setup in setups.items():
+        result = judge_note(TRANSCRIPT, NOTE, setup=setup)
+        report = result.report
+        assert len(report.verdicts) == len(report.claims) > 8
+        assert {v.tier for v in report.verdicts} <= TIERS_BY_MODE[mode]
+        for row in result.rows():
+            assert NOTE[row["start"] : row["end"]] == row["text"]
+            for ev in row["evidence"]:
+                assert TRANSCRIPT[ev["start"] : ev["end"]] == ev["text"]
+    lexical = judge_note(TRANSCRIPT, NOTE, setup=setups["lexical"]).report
+    aware = judge_note(TRANSCRIPT, NOTE, setup=setups["inference-aware"]).report
+    assert aware.n_hallucinated < lexical.n_hallucinated
+    # the faithful note: the inference-aware judge flags at most one claim
+    assert aware.n_hallucinated <= 1, [
+        (c.text, v.rationale) for c, v in zip(aware.claims, aware.verdicts) if not v.supported
+    ]
