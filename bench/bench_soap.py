@@ -6,7 +6,7 @@ warm-up), peak memory. Then the LLM path with a counting chat model (a scripted 
 defined here in the benchmark, never in product code): model calls per note against the bound
 1 + ceil(claims / 8).
 
-    .venv/bin/python bench/bench_soap.py [--data ../shared/data/aci-bench/challenge_data] [--limit N]
+    .venv/bin/python bench/bench_soap.py [--data DIR_WITH_TRAIN_AND_VALID_CSV] [--limit N]
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def one_line_errors():
         yield
     except (UsageError, DatasetError, ConfigError, FileNotFoundError, KeyError, ValueError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        stderr.print(f"[bold red]error:[/] {reason}", highlight=False)
+        print(f"error: {reason}", file=sys.stderr)  # plain: never wrapped, one line
         raise typer.Exit(2) from None
 
 

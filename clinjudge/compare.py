@@ -11,16 +11,15 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from clinjudge import __version__
 from clinjudge.datasets.items import Dataset
+from clinjudge.errors import ConfigError
 from clinjudge.graphs.soap_judge import JudgeContext, build_graph
 from clinjudge.judges.compare import compare_summary
-from clinjudge.errors import ConfigError
 from clinjudge.judges.factory import JUDGE_NAMES, JudgeSetup
 from clinjudge.judges.note_report import claim_rows
 from clinjudge.report import write_compare_report
@@ -84,12 +83,10 @@ async def run_compare(
     check_resumable(out_dir, fingerprint(dataset, setups))
     graph = build_graph()
     runs: dict[str, list[NoteReport]] = {}
-    seconds: dict[str, float] = {}
     failed: dict[str, dict[str, str]] = {}
     given: dict[str, list[dict]] | None = None
     for name, setup in setups.items():
         context = JudgeContext(verifier=setup.verifier, extractor=setup.extractor)
-        started = time.perf_counter()
         result = await run_items(
             graph,
             context,
@@ -99,7 +96,6 @@ async def run_compare(
             given_claims=given,
             on_done=progress(name, len(dataset.items)),
         )
-        seconds[name] = time.perf_counter() - started
         failed[name] = result.failed
         runs[name] = [
             NoteReport.model_validate({k: v for k, v in row.items() if k != "extraction"})
@@ -110,7 +106,7 @@ async def run_compare(
     report = {
         "dataset": dataset.name,
         "n_items": len(dataset.items),
-        **compare_summary(runs, seconds),
+        **compare_summary(runs),
         "failed_items": {n: f for n, f in failed.items() if f},
         "usage": {n: s.caller.usage.as_dict() for n, s in setups.items() if s.caller},
         "provenance": {
@@ -126,12 +122,13 @@ async def run_compare(
 
 
 def write_verdicts(path: Path, runs: dict[str, list[NoteReport]]) -> None:
-    """One line per judged claim: the note id, the judge, and the claim's verdict fields."""
+    """One line per judged claim: the note's ``id``, the ``judge``, and the claim fields of
+    ``judge --json`` — the claim's own id under ``claim_id`` (``id`` names the note)."""
     with path.open("w", encoding="utf-8") as handle:
         for name, reports in runs.items():
             for report in reports:
                 for row in claim_rows(report):
-                    line = {"id": report.note_id, "judge": name, **row}
+                    line = {"id": report.note_id, "judge": name, "claim_id": row.pop("id"), **row}
                     handle.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
 
 _lock = threading.Lock()
+#: Sentences and claims are short; longer inputs are truncated (MiniLM allows 256).
+MAX_TOKENS = 128
+#: Embeddings kept per process, keyed by (model path, text): a transcript judged by two judges,
+#: or re-judged after a perturbation, is encoded once.
+CACHE_SIZE = 50_000
+_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
 
 def default_model_path() -> str:
@@ -40,7 +47,9 @@ def load_model(path: str | None = None):
     transformers.logging.disable_progress_bar()
 
     with _lock:
-        return SentenceTransformer(path or default_model_path(), device="cpu")
+        model = SentenceTransformer(path or default_model_path(), device="cpu")
+        model.max_seq_length = min(model.max_seq_length or MAX_TOKENS, MAX_TOKENS)
+        return model
 
 
 def model_id(path: str | None = None) -> str:
@@ -52,8 +61,16 @@ def encode(texts: list[str], *, path: str | None = None, batch_size: int = 64) -
     """L2-normalised float32 embeddings, one row per text (cosine = dot product)."""
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
-    model = load_model(path)
-    vectors = model.encode(
-        texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
-    )
-    return np.asarray(vectors, dtype=np.float32)
+    model_path = path or default_model_path()
+    missing = list(dict.fromkeys(t for t in texts if (model_path, t) not in _cache))
+    if missing:
+        vectors = load_model(model_path).encode(
+            missing, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
+        with _lock:
+            for text, vector in zip(missing, np.asarray(vectors, dtype=np.float32), strict=True):
+                _cache[(model_path, text)] = vector
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    with _lock:
+        return np.stack([_cache[(model_path, t)] for t in texts])

@@ -16,8 +16,9 @@ from clinjudge.metrics.intervals import paired_bootstrap_diff, wilson_interval
 from clinjudge.types import NoteReport
 
 
-def judge_summary(reports: list[NoteReport], seconds: float) -> dict:
-    """Pooled counts and rate of one judge over its notes."""
+def judge_summary(reports: list[NoteReport]) -> dict:
+    """Pooled counts and rate of one judge over its notes; ``seconds`` sums the notes' own
+    judging times (stable when a run is resumed)."""
     tiers = {str(t): 0 for t in range(1, 6)}
     subtypes: dict[str, int] = {}
     sections: dict[str, dict] = {}
@@ -51,7 +52,7 @@ def judge_summary(reports: list[NoteReport], seconds: float) -> dict:
         "parse_failures": parse_failures,
         "errors": errors,
         "excluded_claims": parse_failures + errors,
-        "seconds": round(seconds, 3),
+        "seconds": round(sum(r.seconds for r in reports), 3),
         "seconds_per_note_median": statistics.median([r.seconds for r in reports])
         if reports
         else None,
@@ -60,13 +61,9 @@ def judge_summary(reports: list[NoteReport], seconds: float) -> dict:
     }
 
 
-def compare_summary(
-    runs: dict[str, list[NoteReport]], seconds: dict[str, float], *, seed: int = 0
-) -> dict:
+def compare_summary(runs: dict[str, list[NoteReport]], *, seed: int = 0) -> dict:
     """``judges``, ``paired``, ``per_item`` and ``flips`` of the compare report."""
-    judges = {
-        name: judge_summary(reports, seconds.get(name, 0.0)) for name, reports in runs.items()
-    }
+    judges = {name: judge_summary(reports) for name, reports in runs.items()}
     by_id = {name: {r.note_id: r for r in reports} for name, reports in runs.items()}
     ids = list(dict.fromkeys(r.note_id for reports in runs.values() for r in reports))
     per_item = []

@@ -1,4 +1,4 @@
-"""Build a configured SOAP judge (verifier + claim extractor + provenance) for a mode and backend."""
+"""Build a configured SOAP judge (verifier, claim extractor, provenance) for a mode and backend."""
 
 from __future__ import annotations
 

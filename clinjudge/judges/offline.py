@@ -45,10 +45,15 @@ from clinjudge.types import Claim, KnowledgeEntry, Mode, Outcome, Verdict
 POLARITY_WORDS = frozenset(
     content_tokens("denies denied deny negative positive endorses endorsed reports no not without")
 )
+#: Documentation statements a clinician writes about the encounter itself (counselling given,
+#: agreement, follow-up logistics): standard-of-care summaries, tier 3 (SPEC §1 step 4).
 _BOILERPLATE = re.compile(
     r"\b(understands? and agrees?|agrees? with the (?:recommended )?(?:medical )?"
     r"(?:treatment )?plan|questions were answered|all (?:of (?:his|her|their) )?questions"
-    r"|verbali[sz]ed understanding)",
+    r"|verbali[sz]ed understanding|discussed (?:the )?(?:findings|diagnosis|treatment options"
+    r"|risks|plan|next steps)|(?:findings|diagnosis|options) (?:was|were) discussed"
+    r"|continue to monitor|(?:contact|call) (?:my|our|the) office|prescription (?:was )?"
+    r"(?:submitted|sent)|return (?:precautions|if)|follow[- ]up as needed)",
     re.I,
 )
 
@@ -64,6 +69,8 @@ class OfflineConfig:
     paraphrase_coverage: float = 0.5
     inference_cosine: float = 0.45
     inference_coverage: float = 0.5
+    summary_min_coverage: float = 0.6
+    summary_min_cosine: float = 0.25
     summary_coverage: float = 0.8
     summary_cosine: float = 0.35
     note_fact_coverage: float = 0.7
@@ -78,7 +85,8 @@ class OfflineVerifier:
     def __init__(self, mode: Mode, kb: KnowledgeBase, config: OfflineConfig | None = None):
         self.mode: Mode = mode
         self.kb = kb
-        self.config = config or OfflineConfig()
+        # the lexical judge retrieves by words only (BM25): it has no use for paraphrase
+        self.config = config or OfflineConfig(dense=mode != "lexical")
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
         facts = self._facts(note)
@@ -89,10 +97,11 @@ class OfflineVerifier:
         return [self.judge(c, v, facts, note) for c, v in zip(claims, vectors, strict=True)]
 
     def _facts(self, note: NoteInput) -> TranscriptFacts:
-        facts = note.cache.get("offline_facts")
+        key = f"offline_facts:{self.config.dense}"
+        facts = note.cache.get(key)
         if not isinstance(facts, TranscriptFacts):
             facts = build_transcript_facts(note.transcript, self.kb, dense=self.config.dense)
-            note.cache["offline_facts"] = facts
+            note.cache[key] = facts
         return facts
 
     # -- one claim ---------------------------------------------------------------------------
@@ -173,14 +182,18 @@ class OfflineVerifier:
             return verdict(4, "no_basis", f"value {unstated} is not stated in the transcript")
         if _normal_exam_finding(analysis):
             return verdict(3, "inference", "normal examination finding (exam abstraction)")
-        if cosine >= cfg.inference_cosine and covered >= cfg.inference_coverage:
+        if (cosine >= cfg.inference_cosine and covered >= cfg.inference_coverage) or (
+            covered >= cfg.summary_min_coverage and cosine >= cfg.summary_min_cosine
+        ):
             why = f"clinical summary of the transcript (cosine {cosine:.2f}, {covered:.0%} words)"
             return verdict(3, "inference", why, used)
         anywhere = _coverage(analysis, facts.tokens)
         if anywhere >= cfg.summary_coverage and cosine >= cfg.summary_cosine:
             why = f"summary of facts stated across the transcript ({anywhere:.0%} of words)"
             return verdict(3, "inference", why, used)
-        return verdict(4, "no_basis", f"no basis found ({covered:.0%} of words, cosine {cosine:.2f})")
+        return verdict(
+            4, "no_basis", f"no basis found ({covered:.0%} of words, cosine {cosine:.2f})"
+        )
 
     # -- knowledge ---------------------------------------------------------------------------
     def _equivalents(self, analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]):
@@ -200,7 +213,8 @@ class OfflineVerifier:
                     (
                         r
                         for t in nearby
-                        if (r := self.kb.related(m.surface, t.surface)) in rules.EQUIVALENCE_RELATIONS
+                        if (r := self.kb.related(m.surface, t.surface))
+                        in rules.EQUIVALENCE_RELATIONS
                     ),
                     None,
                 )
@@ -344,8 +358,8 @@ def _note_facts(note: NoteInput, threshold: float) -> list[tuple[str, set[str]]]
     cached = note.cache.get("note_facts")
     if isinstance(cached, list):
         return cached
-    facts = note.cache.get("offline_facts")
-    tokens = facts.tokens if isinstance(facts, TranscriptFacts) else set()
+    facts = [f for k, f in note.cache.items() if k.startswith("offline_facts")]
+    tokens = facts[0].tokens if facts and isinstance(facts[0], TranscriptFacts) else set()
     grounded = []
     for claim in split_claims(note.note):
         words = set(content_tokens(claim.text)) - POLARITY_WORDS

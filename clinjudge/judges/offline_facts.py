@@ -85,9 +85,20 @@ _QUESTION_CUE = re.compile(
 )
 
 
-def is_question(unit: Unit) -> bool:
-    """A sentence that asks (ends with "?" or opens like a question: ASR often drops the "?")."""
-    return unit.text.rstrip().endswith("?") or bool(_QUESTION_CUE.search(unit.text))
+_ASKS = re.compile(r"\b(?:any|do you|did you|have you|are you|ever)\b", re.I)
+
+
+def is_question(unit: Unit, following: Unit | None) -> bool:
+    """A sentence that asks: it ends with "?", opens like a question, or — since ASR drops the
+    "?" — is a clinician's sentence with "any ..." / "do you ..." that the other speaker answers."""
+    if unit.text.rstrip().endswith("?") or _QUESTION_CUE.search(unit.text):
+        return True
+    return (
+        unit.speaker == "doctor"
+        and following is not None
+        and following.speaker not in ("doctor", unit.speaker)
+        and bool(_ASKS.search(unit.text))
+    )
 
 
 def answer_polarity(unit: Unit, following: Unit | None) -> bool | None:
@@ -124,8 +135,8 @@ def build_transcript_facts(
     tokens: set[str] = set()
     for i, unit in enumerate(units):
         found = concept_mentions(kb, unit.text)
-        if found and is_question(unit):
-            following = units[i + 1] if i + 1 < len(units) else None
+        following = units[i + 1] if i + 1 < len(units) else None
+        if found and is_question(unit, following):
             found = question_status(found, answer_polarity(unit, following))
         for m in found:
             for cid in m.canonical:

@@ -8,14 +8,15 @@ contradicts a stated fact. Each rule returns a one-line reason, or ``None`` when
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from clinjudge.judges.evidence import Unit
 from clinjudge.judges.offline_facts import ConceptMention, TranscriptFacts
+from clinjudge.text.laterality import lateralities_conflict, laterality_mentions
 from clinjudge.text.normalize import content_tokens
-from clinjudge.text.laterality import laterality_mentions, lateralities_conflict
 from clinjudge.text.quantities import Quantity, quantities_agree
 from clinjudge.types import Claim
 
@@ -58,13 +59,58 @@ def concept_contradiction(
             continue
         if m.negated in facts.statuses(m.canonical):
             continue
+        if m.negated and not directly_negated(analysis, m):
+            continue
         opposite = [
             t for t in nearby if t.negated is not None and set(t.canonical) & set(m.canonical)
         ]
         if opposite:
-            said = "affirms" if m.negated else "denies"
-            return f"claim {'denies' if m.negated else 'affirms'} '{m.surface}', the transcript {said} it"
+            claim_says, transcript_says = (
+                ("denies", "affirms") if m.negated else ("affirms", "denies")
+            )
+            return f"claim {claim_says} '{m.surface}', the transcript {transcript_says} it"
     return None
+
+
+_NEGATION = re.compile(
+    r"\b(?:no|not|denies|denied|deny|without|negative for|nor|never|nil)\b", re.I
+)
+_GAP_WORDS = frozenset(
+    [
+        "any",
+        "a",
+        "an",
+        "the",
+        "of",
+        "or",
+        "and",
+        "other",
+        "significant",
+        "recent",
+        "new",
+        "her",
+        "his",
+        "their",
+        "associated",
+    ]
+)
+
+
+def directly_negated(analysis: ClaimAnalysis, mention: ConceptMention) -> bool:
+    """The negation applies to the finding itself ("denies chest pain", "no fever, chills or
+    rash"), not to something about it ("denies previous treatment for her acne")."""
+    text = analysis.claim.text
+    before = text[: mention.start]
+    cues = list(_NEGATION.finditer(before))
+    if not cues:
+        return False
+    gap = before[cues[-1].end() :]
+    for other in analysis.mentions:  # other findings listed in between are fine
+        if other.end <= mention.start and other.start >= cues[-1].end():
+            s, e = other.start - cues[-1].end(), other.end - cues[-1].end()
+            gap = gap[:s] + " " * (e - s) + gap[e:]
+    words = re.findall(r"[a-z]+", gap.lower())
+    return all(w in _GAP_WORDS for w in words)
 
 
 def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: list[Unit]):
@@ -105,7 +151,7 @@ def check_quantities(
     for q in analysis.quantities:
         if q.kind not in CHECKED_QUANTITIES:
             continue
-        if any(quantities_agree(q, t) for t in stated):
+        if any(quantities_agree(q, t) or _asr_variant(q, t) for t in stated):
             analysis.accounted.append((q.start, q.end))
             continue
         if any(quantities_agree(q, t) is False for t in nearby):
@@ -115,9 +161,16 @@ def check_quantities(
     return None
 
 
-def drug_context(
-    analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]
-) -> list[Unit]:
+def _asr_variant(claim: Quantity, stated: Quantity) -> bool:
+    """Spoken values that lose their decimal point ("ninety seven . seven" read as 97, "zero
+    zero five percent" as 5): same unit, and equal up to 2% or up to a power of ten."""
+    if claim.unit != stated.unit or claim.kind not in ("vital", "percent") or not stated.value:
+        return False
+    ratio = claim.value / stated.value
+    return abs(ratio - 1) <= 0.02 or any(abs(ratio - 10.0**k) < 1e-9 for k in (-3, -2, -1))
+
+
+def drug_context(analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]) -> list[Unit]:
     """Evidence units that speak of the claim's drug(s) (± one sentence), else ``window``."""
     drugs = [m for m in analysis.mentions if "drug" in m.kinds]
     if not drugs:

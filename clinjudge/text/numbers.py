@@ -64,6 +64,15 @@ def parse_number_words(words: list[str]) -> float | None:
         if whole is None or not digits or any(w not in _UNITS or _UNITS[w] > 9 for w in digits):
             return None
         return float(f"{int(whole)}." + "".join(str(_UNITS[w]) for w in digits))
+    if (
+        len(words) >= 2
+        and words[0] in _UNITS
+        and 1 <= _UNITS[words[0]] <= 9
+        and (words[1] in _TENS or 10 <= _UNITS.get(words[1], 0) <= 19)
+    ):
+        # spoken hundreds: "one thirty over sixty eight" (130/68), "two fifty milligrams" (250)
+        rest = parse_number_words(words[1:])
+        return None if rest is None or rest >= 100 else _UNITS[words[0]] * 100 + rest
     total, current, last = 0.0, 0.0, ""  # last: kind of previous word
     for w in words:
         if w in _FRACTIONS:

@@ -222,6 +222,7 @@ _ONCE_DAILY = (
     r"|q\.?h\.?s|qam|qpm)\b\.?"
 )
 _MMHG = r"(?:\s*(?P<u>mm\s*hg|mmhg))?"
+_OLD = r"[\s-]*old\b|\.?\s*o\.?(?![a-z])"  # "years old", "y.o.", "yo"
 _BP = rf"(?P<a>{_N})\s*(?:/|over)\s*(?P<b>{_N}){_MMHG}"
 _PER_WORD = r"(?:a|an|per|every|each)"
 _LAB_UNITS = r"mg/dl|g/dl|mmol/l|mg/l|ng/ml|pg/ml|meq/l|u/l|iu/l|µmol/l|umol/l|mcg/ml"
@@ -268,7 +269,7 @@ _PATTERNS: list[tuple[str, Builder]] = [
     (rf"(?P<a>{_N})\s*(?:%|percent\b|per\s*cent\b)", _percent),
     (rf"(?P<a>{_N})\s*(?P<u>{_LAB_UNITS})", _unit_builder("other", None)),
     (rf"{_RANGE}\s*-?\s*(?P<u>{_ALTS['dose']})(?![\w/])", _unit_builder("dose", _DOSE_UNITS)),
-    (rf"{_RANGE}\s*-?\s*(?P<u>{_ALTS['time']})\b(?P<old>[\s-]*old\b|\.?\s*o\.?(?![a-z]))?", _duration),
+    (rf"{_RANGE}\s*-?\s*(?P<u>{_ALTS['time']})\b(?P<old>{_OLD})?", _duration),
     (_INDEFINITE, _indefinite_duration),
     (rf"{_RANGE}\s*(?:times|episodes?)\b", _count),
     (rf"\bx\s*(?P<a>{_N})(?!\s*/)", _count),

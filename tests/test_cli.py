@@ -1,0 +1,151 @@
+"""The ``judge`` and ``compare`` commands: outputs, resume, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from clinjudge.cli import app
+
+FIXTURES = Path(__file__).parent / "fixtures" / "soap"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def assert_one_line_error(result, needle: str) -> None:
+    assert result.exit_code == 2, result.output
+    text = result.stderr if hasattr(result, "stderr") else result.output
+    assert "Traceback" not in result.output and "Traceback" not in text
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    assert len(lines) == 1 and needle in lines[0], text
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("data") / "notes.csv"
+    transcript = (FIXTURES / "transcript.txt").read_text()
+    note = (FIXTURES / "note.txt").read_text()
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["encounter_id", "dialogue", "note"])
+        writer.writeheader()
+        writer.writerow({"encounter_id": "e1", "dialogue": transcript, "note": note})
+        wrong = note.replace("right knee with mild", "left knee with mild")
+        writer.writerow({"encounter_id": "e2", "dialogue": transcript, "note": wrong})
+    return path
+
+
+def test_judge_json_has_the_documented_fields():
+    result = run(
+        "judge",
+        "--transcript",
+        FIXTURES / "transcript.txt",
+        "--note",
+        FIXTURES / "note.txt",
+        "--backend",
+        "offline",
+        "--json",
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    for key in ("mode", "backend", "hallucination_rate", "n_claims", "parse_failures"):
+        assert key in data
+    assert data["backend"] == "offline" and data["mode"] == "inference-aware"
+    assert data["provenance"]["package_version"]
+    claim = data["claims"][0]
+    for key in ("id", "text", "section", "start", "end", "tier", "supported", "subtype"):
+        assert key in claim
+    assert {"rationale", "evidence", "knowledge"} <= claim.keys()
+    assert data["n_claims"] == len(data["claims"])
+
+
+def test_judge_table_mentions_rate_and_exclusions():
+    result = run(
+        "judge",
+        "--transcript",
+        FIXTURES / "transcript.txt",
+        "--note",
+        FIXTURES / "note.txt",
+        "--mode",
+        "lexical",
+        "--backend",
+        "offline",
+    )
+    assert result.exit_code == 0, result.output
+    assert "hallucination rate" in result.stdout and "parse failures" in result.stdout
+
+
+def test_judge_bad_input_is_one_line_exit_2(tmp_path):
+    missing = tmp_path / "nope.txt"
+    assert_one_line_error(
+        run("judge", "--transcript", missing, "--note", FIXTURES / "note.txt"), "not found"
+    )
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n")
+    assert_one_line_error(
+        run("judge", "--transcript", FIXTURES / "transcript.txt", "--note", empty), "empty"
+    )
+    assert_one_line_error(
+        run(
+            "judge",
+            "--transcript",
+            FIXTURES / "transcript.txt",
+            "--note",
+            FIXTURES / "note.txt",
+            "--mode",
+            "strict",
+        ),
+        "--mode",
+    )
+
+
+def test_compare_writes_report_and_resumes(dataset, tmp_path):
+    out = tmp_path / "run"
+    args = ("compare", dataset, "--out", out, "--backend", "offline")
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    for name in ("lexical", "inference-aware"):
+        judge = report["judges"][name]
+        for key in ("hallucination_rate", "ci95", "n_claims", "n_notes", "tiers", "sections"):
+            assert key in judge
+        assert judge["parse_failures"] == 0 and judge["n_notes"] == 2
+    assert [row["id"] for row in report["per_item"]] == ["e1", "e2"]
+    assert report["per_item"][0]["lexical"]["n_claims"] > 0
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert {v["judge"] for v in verdicts} == {"lexical", "inference-aware"}
+    # the same claims on both sides
+    by_judge = {
+        j: [(v["id"], v["claim_id"], v["start"]) for v in verdicts if v["judge"] == j]
+        for j in ("lexical", "inference-aware")
+    }
+    assert by_judge["lexical"] == by_judge["inference-aware"]
+    for png in ("rates.png", "tiers.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the flipped laterality in e2 is flagged by both judges
+    e2 = [v for v in verdicts if v["id"] == "e2" and "left knee" in v["text"]]
+    assert e2 and all(v["tier"] == 5 for v in e2)
+    # resume: nothing is judged again
+    before = (out / "runs" / "lexical.jsonl").read_text()
+    again = run(*args)
+    assert again.exit_code == 0, again.output
+    assert (out / "runs" / "lexical.jsonl").read_text() == before
+    assert json.loads((out / "report.json").read_text())["judges"] == report["judges"]
+    # other settings into the same directory are refused
+    assert_one_line_error(run(*args, "--judges", "lexical"), "other settings")
+
+
+def test_compare_bad_input_is_one_line_exit_2(tmp_path, dataset):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,text\n1,hello\n")
+    assert_one_line_error(run("compare", bad, "--out", tmp_path / "o"), "column")
+    assert_one_line_error(run("compare", tmp_path / "missing.csv", "--out", tmp_path / "o"), "")
+    assert_one_line_error(
+        run("compare", dataset, "--out", tmp_path / "o", "--judges", "lexical,magic"), "magic"
+    )
