@@ -91,6 +91,9 @@ class OfflineVerifier:
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
         facts = self._facts(note)
         if self.config.dense:
+            if "note_encoded" not in note.cache:  # one batch for the whole note, then cache hits
+                embeddings.encode([c.text for c in split_claims(note.note)])
+                note.cache["note_encoded"] = True
             vectors: list = list(embeddings.encode([c.text for c in claims]))
         else:
             vectors = [None] * len(claims)
@@ -134,7 +137,7 @@ class OfflineVerifier:
             )
 
         closest = [u for u, _ in hits[:3]]
-        reason = rules.concept_contradiction(analysis, facts, window) or (
+        reason = rules.concept_contradiction(analysis, facts, closest) or (
             rules.laterality_contradiction(claim.text, facts, window)
         )
         if reason:

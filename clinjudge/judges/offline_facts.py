@@ -19,6 +19,9 @@ from clinjudge.text.negation import is_negated
 from clinjudge.text.quantities import Quantity, extract_quantities
 from clinjudge.types import Transcript
 
+#: Concept kinds whose presence or absence a conversation establishes.
+FINDING_KINDS = frozenset({"symptom", "finding", "disease"})
+
 
 @dataclass(frozen=True)
 class ConceptMention:
@@ -110,17 +113,20 @@ def answer_polarity(unit: Unit, following: Unit | None) -> bool | None:
 
 
 def question_status(found: list[ConceptMention], answer: bool | None) -> list[ConceptMention]:
-    """Mentions of a question take the status of the answer: a "no" denies them all; a "yes"
-    affirms the one finding asked about (a yes to a list is ambiguous); else unknown."""
-    findings = [m for m in found if m.kinds & {"symptom", "finding", "disease"}]
+    """Mentions of a question take the status of the answer, for the findings asked about: a
+    "no" to "any fever or chills?" denies both, a "yes" affirms a single finding (a yes to a list
+    is ambiguous). A question about a drug ("have you taken anything for the pain?") is about
+    the drug, so its answer settles no finding; everything else is unknown (``None``)."""
+    findings = [m for m in found if m.kinds & FINDING_KINDS]
+    about_drug = any("drug" in m.kinds for m in found)
     updated = []
     for m in found:
-        if answer is True:
-            flag: bool | None = True
-        elif answer is False and len(findings) <= 1:
-            flag = m.negated
-        else:
-            flag = None
+        flag: bool | None = None
+        if m.kinds & FINDING_KINDS and not about_drug:
+            if answer is True:
+                flag = True
+            elif answer is False and len(findings) == 1:
+                flag = False
         updated.append(replace(m, negated=flag))
     return updated
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from clinjudge.judges.evidence import Unit
-from clinjudge.judges.offline_facts import ConceptMention, TranscriptFacts
+from clinjudge.judges.offline_facts import FINDING_KINDS, ConceptMention, TranscriptFacts
 from clinjudge.text.laterality import lateralities_conflict, laterality_mentions
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.quantities import Quantity, quantities_agree
@@ -24,8 +24,6 @@ from clinjudge.types import Claim
 FLOOR_QUANTITIES = frozenset({"dose", "frequency", "duration"})
 #: Quantity kinds that can contradict a stated value.
 CHECKED_QUANTITIES = FLOOR_QUANTITIES | {"vital", "percent"}
-#: Concept kinds whose presence or absence a note asserts.
-FINDING_KINDS = frozenset({"symptom", "finding", "disease"})
 #: Relations that make two names the same thing (tier 2) rather than an inference (tier 3).
 EQUIVALENCE_RELATIONS = frozenset({"same_as", "lay_for", "expands_to", "brand_of", "xref"})
 
@@ -49,8 +47,8 @@ def concept_contradiction(
 
     Only symptoms, findings and diseases of the Subjective and Objective sections are compared
     (assessment and plan talk of conditions to rule out, which is not an assertion), and only
-    when the evidence about the claim holds the opposite status and the transcript never the
-    claim's own."""
+    when the closest evidence holds the opposite status and the transcript never the claim's
+    own."""
     if analysis.claim.section not in ("subjective", "objective"):
         return None
     nearby = [t for u in window for t in facts.mentions[u.index]]
@@ -114,9 +112,15 @@ def directly_negated(analysis: ClaimAnalysis, mention: ConceptMention) -> bool:
 
 
 def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: list[Unit]):
-    """Left vs right on the same site where the evidence never states the claim's side."""
-    stated = [lat for u in window for lat in facts.lateralities[u.index]]
+    """Left vs right on the same site where the evidence never states the claim's side.
+
+    Only left and right oppose each other: "bilateral" in the note or the transcript covers
+    either side, so it contradicts nothing (a single-sided "bilateral" claim is left to the
+    coverage rules)."""
+    stated = [lat for u in window for lat in facts.lateralities[u.index] if lat.side != "bilateral"]
     for side in laterality_mentions(claim_text):
+        if side.side == "bilateral":
+            continue
         clash = [s for s in stated if lateralities_conflict(side, s)]
         if clash and not any(not lateralities_conflict(side, s) for s in stated):
             return f"'{side.side}' contradicts '{clash[0].side}' in the transcript"
