@@ -67,8 +67,9 @@ class OfflineConfig:
     knowledge_coverage: float = 0.8
     paraphrase_cosine: float = 0.72
     paraphrase_coverage: float = 0.5
-    inference_cosine: float = 0.45
-    inference_coverage: float = 0.5
+    inference_cosine: float = 0.4
+    inference_coverage: float = 0.34
+    semantic_cosine: float = 0.6
     summary_min_coverage: float = 0.6
     summary_min_cosine: float = 0.25
     summary_coverage: float = 0.8
@@ -137,7 +138,7 @@ class OfflineVerifier:
             )
 
         closest = [u for u, _ in hits[:3]]
-        reason = rules.concept_contradiction(analysis, facts, closest) or (
+        reason = rules.concept_contradiction(analysis, facts, window) or (
             rules.laterality_contradiction(claim.text, facts, window)
         )
         if reason:
@@ -185,8 +186,10 @@ class OfflineVerifier:
             return verdict(4, "no_basis", f"value {unstated} is not stated in the transcript")
         if _normal_exam_finding(analysis):
             return verdict(3, "inference", "normal examination finding (exam abstraction)")
-        if (cosine >= cfg.inference_cosine and covered >= cfg.inference_coverage) or (
-            covered >= cfg.summary_min_coverage and cosine >= cfg.summary_min_cosine
+        if (
+            (cosine >= cfg.inference_cosine and covered >= cfg.inference_coverage)
+            or (covered >= cfg.summary_min_coverage and cosine >= cfg.summary_min_cosine)
+            or cosine >= cfg.semantic_cosine
         ):
             why = f"clinical summary of the transcript (cosine {cosine:.2f}, {covered:.0%} words)"
             return verdict(3, "inference", why, used)

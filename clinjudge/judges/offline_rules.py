@@ -112,15 +112,19 @@ def directly_negated(analysis: ClaimAnalysis, mention: ConceptMention) -> bool:
 
 
 def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: list[Unit]):
-    """Left vs right on the same site where the evidence never states the claim's side.
+    """Left vs right where the transcript never states the claim's side: compared with the
+    evidence, and with every transcript mention of the same site ("left knee" against a
+    transcript that only ever says "right knee").
 
     Only left and right oppose each other: "bilateral" in the note or the transcript covers
-    either side, so it contradicts nothing (a single-sided "bilateral" claim is left to the
-    coverage rules)."""
-    stated = [lat for u in window for lat in facts.lateralities[u.index] if lat.side != "bilateral"]
+    either side, so it contradicts nothing."""
+    near = [lat for u in window for lat in facts.lateralities[u.index]]
+    everywhere = [lat for lats in facts.lateralities for lat in lats]
     for side in laterality_mentions(claim_text):
         if side.side == "bilateral":
             continue
+        same_site = [lat for lat in everywhere if side.site and lat.site == side.site]
+        stated = [lat for lat in near + same_site if lat.side != "bilateral"]
         clash = [s for s in stated if lateralities_conflict(side, s)]
         if clash and not any(not lateralities_conflict(side, s) for s in stated):
             return f"'{side.side}' contradicts '{clash[0].side}' in the transcript"
@@ -146,16 +150,18 @@ def check_quantities(
 ) -> tuple[int, str] | None:
     """Each dose/frequency/duration/vital/percent of the claim must agree with a stated one.
 
-    Agreeing anywhere in the transcript → accounted for. Otherwise, disagreeing with a value of
-    the same kind in the evidence about the same drug → tier 5; a floor quantity with no
-    equivalent at all → tier 4."""
-    stated = [q for qs in facts.quantities for q in qs]
+    For a claim about a drug the value must be stated where that drug is discussed (so a
+    frequency said of another drug does not count); otherwise anywhere in the transcript.
+    Agreeing → accounted for. Otherwise, disagreeing with a value of the same kind in that
+    evidence → tier 5; a floor quantity with no equivalent at all → tier 4."""
     context = drug_context(analysis, facts, window)
     nearby = [q for u in context for q in facts.quantities[u.index]]
+    about_drug = any("drug" in m.kinds for m in analysis.mentions) and bool(context)
+    stated = nearby if about_drug else [q for qs in facts.quantities for q in qs]
     for q in analysis.quantities:
         if q.kind not in CHECKED_QUANTITIES:
             continue
-        if any(quantities_agree(q, t) or _asr_variant(q, t) for t in stated):
+        if any(quantities_agree(q, t) for t in stated) or any(_asr_variant(q, t) for t in nearby):
             analysis.accounted.append((q.start, q.end))
             continue
         if any(quantities_agree(q, t) is False for t in nearby):
@@ -166,8 +172,11 @@ def check_quantities(
 
 
 def _asr_variant(claim: Quantity, stated: Quantity) -> bool:
-    """Spoken values that lose their decimal point ("ninety seven . seven" read as 97, "zero
-    zero five percent" as 5): same unit, and equal up to 2% or up to a power of ten."""
+    """Spoken forms a parser cannot fully read: a dose said without its unit ("five hundred of
+    metformin"), or a vital/percent whose decimal point was lost ("ninety seven . seven" read as
+    97, "zero zero five percent" as 5: same unit, equal up to 2% or a power of ten)."""
+    if claim.kind == "dose" and stated.kind == "other" and not stated.unit:
+        return stated.value == claim.value
     if claim.unit != stated.unit or claim.kind not in ("vital", "percent") or not stated.value:
         return False
     ratio = claim.value / stated.value
@@ -175,7 +184,7 @@ def _asr_variant(claim: Quantity, stated: Quantity) -> bool:
 
 
 def drug_context(analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]) -> list[Unit]:
-    """Evidence units that speak of the claim's drug(s) (± one sentence), else ``window``."""
+    """Evidence units that speak of the claim's drug(s) (± two sentences), else ``window``."""
     drugs = [m for m in analysis.mentions if "drug" in m.kinds]
     if not drugs:
         return window
@@ -184,7 +193,7 @@ def drug_context(analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[U
     picked: dict[int, Unit] = {}
     for i, mentions in enumerate(facts.mentions):
         if any(cid in wanted for t in mentions for cid in t.canonical):
-            for j in range(max(0, i - 1), min(len(units), i + 2)):
+            for j in range(max(0, i - 2), min(len(units), i + 3)):
                 picked[j] = units[j]
     return [picked[i] for i in sorted(picked)]
 

@@ -341,17 +341,19 @@ _PAIR_UNITS = frozenset({"mmhg", "ratio", "/10"})
 
 
 def _to_common(q: Quantity, other_unit: str) -> tuple[float, float] | None:
-    """``(low, high)`` of ``q`` in the base unit shared with ``other_unit``; ``None`` if none."""
-    hi = q.value2 if q.value2 is not None else q.value
+    """``(low, high)`` of ``q`` in the base unit shared with ``other_unit``; ``None`` if none.
+
+    A range may come out inverted ("every 6 to 8 hours" is 4 to 3 per day): it is sorted."""
+    lo, hi = sorted((q.value, q.value2 if q.value2 is not None else q.value))
     if q.unit == other_unit:
-        return q.value, hi
+        return lo, hi
     if q.unit in ("degc", "degf") and other_unit in ("degc", "degf"):
         conv = (lambda x: (x - 32) * 5 / 9) if q.unit == "degf" else (lambda x: x)
-        return conv(q.value), conv(hi)
+        return conv(lo), conv(hi)
     fa, fb = _FACTORS.get(q.unit), _FACTORS.get(other_unit)
     if fa is None or fb is None or fa[0] != fb[0]:
         return None
-    return q.value * fa[1], hi * fa[1]
+    return lo * fa[1], hi * fa[1]
 
 
 def quantities_agree(a: Quantity, b: Quantity) -> bool | None:
