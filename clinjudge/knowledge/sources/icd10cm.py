@@ -37,7 +37,8 @@ def strip_unspecified(term: str) -> str:
 
 def term_variants(term: str) -> list[str]:
     """The term, without ``, unspecified``/``NOS``, and without parenthesised nonessential
-    modifiers or code ranges (``Essential (primary) hypertension`` -> ``Essential hypertension``)."""
+    modifiers or code ranges (``Essential (primary) hypertension`` -> ``Essential
+    hypertension``)."""
     stripped = strip_unspecified(term)
     forms = [term, stripped, _PARENS.sub("", term).strip(), _PARENS.sub("", stripped).strip()]
     return [f for f in dict.fromkeys(forms) if f]
@@ -77,9 +78,7 @@ def iter_concepts() -> Iterator[Concept]:
             parent_id = concept_id(parent, cm.is_chapter(parent))
             relations.append(("is_a", parent_id))
             stripped = strip_unspecified(description)
-            if stripped != description and stripped.lower() == (
-                cm.get_description(parent).lower()
-            ):
+            if stripped != description and stripped.lower() == (cm.get_description(parent).lower()):
                 relations.append(("same_as", parent_id))
         if chapter:
             kind = "other"

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rdflib import OWL, RDF, RDFS, SKOS, Graph, Literal, Namespace, URIRef
+from rdflib import OWL, RDFS, SKOS, Graph, Literal, Namespace, URIRef
 from rdflib.util import guess_format
 
 from clinjudge.knowledge.concept import Concept
