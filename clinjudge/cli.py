@@ -171,7 +171,9 @@ def compare(
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
-    concurrency: Annotated[int, typer.Option(help="Notes judged at once.", min=1)] = 4,
+    concurrency: Annotated[
+        int, typer.Option(help="Notes judged at once on the llm backend (offline: 1).", min=1)
+    ] = 4,
 ) -> None:
     """Run several judges over a dataset and write report.json, report.md, verdicts.jsonl and
     plots to --out. The first judge's claims are reused by the others, so flips are exact."""
@@ -192,6 +194,8 @@ def compare(
             n: make_setup(JUDGE_NAMES[n], backend, prompts=overrides, cache=cache, claims=claims)
             for n in names
         }
+        if all(s.caller is None for s in setups.values()):
+            concurrency = 1  # offline judging is CPU-bound: one note at a time is fastest
         with progress_bars() as progress:
             result = run_compare_sync(data, setups, out, concurrency=concurrency, progress=progress)
     print_compare_summary(result.report, result.files)

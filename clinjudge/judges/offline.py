@@ -203,27 +203,24 @@ class OfflineVerifier:
 
     # -- knowledge ---------------------------------------------------------------------------
     def _equivalents(self, analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]):
-        """Claim mentions the transcript states in other words: the same concept class anywhere
-        in the transcript, or an equivalence relation (lay term, abbreviation, brand) with a
-        mention in the evidence. Returns their spans, knowledge entries and the sub-type."""
+        """Claim mentions the transcript states in other words: the same concept class, an
+        equivalence relation (lay term, abbreviation, brand) with a transcript mention, or — for
+        an abbreviation — one of its senses spelled out in the evidence. Returns their spans,
+        knowledge entries and the sub-type."""
         spans: list[tuple[int, int]] = []
         used: list[KnowledgeEntry] = []
         kinds: set[str] = set()
-        nearby = [t for u in window for t in facts.mentions[u.index]]
+        pool = set().union(*(u.tokens for u in window)) if window else set()
+        surfaces = {t.surface.lower(): t.surface for ms in facts.mentions for t in ms}
         for m in analysis.mentions:
             if rules.literal_mention(m, facts):
                 continue
             relation = "same_as" if facts.has_concept(m.canonical) else None
             if relation is None:
-                relation = next(
-                    (
-                        r
-                        for t in nearby
-                        if (r := self.kb.related(m.surface, t.surface))
-                        in rules.EQUIVALENCE_RELATIONS
-                    ),
-                    None,
-                )
+                relations = (self.kb.related(m.surface, t) for t in surfaces.values())
+                relation = next((r for r in relations if r in rules.EQUIVALENCE_RELATIONS), None)
+            if relation is None and self._sense_stated(m, pool):
+                relation = "expands_to"
             if relation is None:
                 continue
             spans.append((m.start, m.end))
@@ -236,6 +233,26 @@ class OfflineVerifier:
         else:
             subtype = "terminology"
         return spans, used, subtype
+
+    def _sense_stated(self, mention: ConceptMention, pool: set[str]) -> bool:
+        """An abbreviation one of whose senses is spelled out in the evidence ("ROM" where the
+        transcript says "range of motion"); the context decides between senses."""
+        if "abbreviation" not in mention.kinds:
+            return False
+        for cid in mention.concept_ids:
+            for relation, target in self.kb.concept(cid).relations:
+                if relation != "expands_to":
+                    continue
+                if target.startswith("TERM:"):
+                    sense = target.split(":", 1)[1]
+                elif target in self.kb.lexicon.pos:
+                    sense = self.kb.concept(target).preferred
+                else:
+                    continue
+                words = content_tokens(sense)
+                if words and all(w in pool for w in words):
+                    return True
+        return False
 
     def _missing_diagnosis(self, analysis, facts, *, literal_only: bool) -> str | None:
         for m in analysis.mentions:

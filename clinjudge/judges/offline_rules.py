@@ -90,6 +90,14 @@ _GAP_WORDS = frozenset(
         "his",
         "their",
         "associated",
+        "left",
+        "right",
+        "bilateral",
+        "mild",
+        "moderate",
+        "severe",
+        "acute",
+        "chronic",
     ]
 )
 
@@ -126,7 +134,12 @@ def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: li
         same_site = [lat for lat in everywhere if side.site and lat.site == side.site]
         stated = [lat for lat in near + same_site if lat.side != "bilateral"]
         clash = [s for s in stated if lateralities_conflict(side, s)]
-        if clash and not any(not lateralities_conflict(side, s) for s in stated):
+        agree = [
+            s
+            for s in stated
+            if s.side == side.side and (not side.site or not s.site or s.site == side.site)
+        ]
+        if clash and not agree:
             return f"'{side.side}' contradicts '{clash[0].side}' in the transcript"
     return None
 
@@ -154,13 +167,13 @@ def check_quantities(
     frequency said of another drug does not count); otherwise anywhere in the transcript.
     Agreeing → accounted for. Otherwise, disagreeing with a value of the same kind in that
     evidence → tier 5; a floor quantity with no equivalent at all → tier 4."""
-    context = drug_context(analysis, facts, window)
-    nearby = [q for u in context for q in facts.quantities[u.index]]
-    about_drug = any("drug" in m.kinds for m in analysis.mentions) and bool(context)
-    stated = nearby if about_drug else [q for qs in facts.quantities for q in qs]
     for q in analysis.quantities:
         if q.kind not in CHECKED_QUANTITIES:
             continue
+        context = drug_context(analysis, facts, window, near=q.start)
+        nearby = [t for u in context for t in facts.quantities[u.index]]
+        about_drug = any("drug" in m.kinds for m in analysis.mentions) and bool(context)
+        stated = nearby if about_drug else [t for ts in facts.quantities for t in ts]
         if any(quantities_agree(q, t) for t in stated) or any(_asr_variant(q, t) for t in nearby):
             analysis.accounted.append((q.start, q.end))
             continue
@@ -183,11 +196,18 @@ def _asr_variant(claim: Quantity, stated: Quantity) -> bool:
     return abs(ratio - 1) <= 0.02 or any(abs(ratio - 10.0**k) < 1e-9 for k in (-3, -2, -1))
 
 
-def drug_context(analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]) -> list[Unit]:
-    """Evidence units that speak of the claim's drug(s) (± two sentences), else ``window``."""
+def drug_context(
+    analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit], near: int | None = None
+) -> list[Unit]:
+    """Transcript sentences (± two) that speak of the claim's drug — the drug named closest
+    before offset ``near`` when the claim names several ("Norvasc 10 mg daily and carvedilol
+    25 mg twice daily") — else ``window`` when the claim names no drug."""
     drugs = [m for m in analysis.mentions if "drug" in m.kinds]
     if not drugs:
         return window
+    if near is not None and len(drugs) > 1:
+        before = [m for m in drugs if m.start <= near]
+        drugs = [before[-1]] if before else drugs[:1]
     wanted = {cid for m in drugs for cid in m.canonical}
     units = facts.index.units
     picked: dict[int, Unit] = {}
