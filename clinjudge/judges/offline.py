@@ -344,9 +344,15 @@ def _normal_exam_finding(analysis: ClaimAnalysis) -> bool:
     )
 
 
-#: Calendar dates (01/20/2020, 04/2022, 2018): documentation metadata, and spoken in too many
-#: ways ("twenty eighteen") to be matched as numbers.
-_DATE = re.compile(r"\b(?:\d{1,2}/){1,2}\d{2,4}\b|\b(?:19|20)\d{2}\b")
+#: Numbers that are not clinical values: calendar dates (01/20/2020, 2018 — documentation
+#: metadata, spoken in too many ways to match), clock times, anatomical ordinals.
+_DATE = re.compile(
+    r"\b(?:\d{1,2}/){1,2}\d{2,4}\b|\b(?:19|20)\d{2}\b"  # dates
+    r"|\b\d{1,2}:\d{2}\b"  # clock times
+    r"|\b\d+(?:st|nd|rd|th)\b"  # ordinals naming anatomy ("5th metatarsal")
+    r"|\ball \d quadrants\b",
+    re.I,
+)
 
 
 def _unstated_numbers(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | None:

@@ -24,6 +24,12 @@ from clinjudge.types import Claim
 FLOOR_QUANTITIES = frozenset({"dose", "frequency", "duration"})
 #: Quantity kinds that can contradict a stated value.
 CHECKED_QUANTITIES = FLOOR_QUANTITIES | {"vital", "percent"}
+#: Findings too generic to compare without their site: "pain" with flexion in the note and "no
+#: pain" at rest in the transcript are different facts. Site-bearing forms ("knee pain") are kept.
+GENERIC_FINDINGS = frozenset(
+    ["pain", "tenderness", "swelling", "injury", "injuries", "mass", "masses", "stool", "stools"]
+    + ["blood pressure", "discomfort", "symptoms"]
+)
 #: Relations that make two names the same thing (tier 2) rather than an inference (tier 3).
 EQUIVALENCE_RELATIONS = frozenset({"same_as", "lay_for", "expands_to", "brand_of", "xref"})
 
@@ -54,6 +60,8 @@ def concept_contradiction(
     nearby = [t for u in window for t in facts.mentions[u.index]]
     for m in analysis.mentions:
         if not set(m.kinds) & FINDING_KINDS or not facts.has_concept(m.canonical):
+            continue
+        if m.surface.lower() in GENERIC_FINDINGS:
             continue
         if m.negated in facts.statuses(m.canonical):
             continue
