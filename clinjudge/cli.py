@@ -119,7 +119,7 @@ def judge(
 ) -> None:
     """Judge one note against its transcript and print a per-claim table (or JSON).
 
-    Transcripts may be ACI-Bench style ([doctor] / [patient] lines), MTS-Dialog style
+    Transcripts may be ACI-Bench style (\\[doctor] / \\[patient] lines), MTS-Dialog style
     (Doctor: / Patient:) or plain text. Tiers: 1 restatement, 2 paraphrase / terminology /
     trade-generic, 3 clinical inference (supported); 4 no basis, 5 contradiction (hallucinated).
     """
@@ -175,8 +175,11 @@ def compare(
         int, typer.Option(help="Notes judged at once on the llm backend (offline: 1).", min=1)
     ] = 4,
 ) -> None:
-    """Run several judges over a dataset and write report.json, report.md, verdicts.jsonl and
-    plots to --out. The first judge's claims are reused by the others, so flips are exact."""
+    """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
+
+    The first judge's claims are reused by the others, so every judge rates the same claims and
+    the flips between judges are exact. Re-run the same command to resume an interrupted run.
+    """
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")

@@ -66,8 +66,11 @@ def detect(
     concurrency: Annotated[int, typer.Option(help="Notes judged at once.", min=1)] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the random baseline.")] = 0,
 ) -> None:
-    """Flag each note of a paired dataset as erroneous or not; write DIR/predictions.jsonl (one
-    line per note: pair id, member, raw answer, parsed fields) and DIR/run.json."""
+    """Flag each note of a paired dataset as erroneous or not (a model, or a baseline).
+
+    Writes DIR/predictions.jsonl (one line per note: pair id, member, raw answer, parsed fields)
+    and DIR/run.json. Re-run the same command to resume.
+    """
     from clinjudge.cli import UsageError, check_choice, one_line_errors, progress_bars, stderr
 
     with one_line_errors():
