@@ -114,7 +114,10 @@ def make_chat_model(settings: LLMSettings) -> BaseChatModel:
         top_p=settings.top_p,
         seed=settings.seed,
         max_tokens=settings.max_tokens,
-        timeout=settings.timeout,
+        # a Timeout object (unhashable) makes langchain-openai build this model its own HTTP
+        # client instead of reusing a process-wide cached one bound to the first event loop —
+        # which breaks every later asyncio.run() in the same process ("Event loop is closed")
+        timeout=openai.Timeout(settings.timeout),
         max_retries=settings.max_retries,
         rate_limiter=rate_limiter,
         use_responses_api=False,

@@ -149,3 +149,71 @@ def test_compare_bad_input_is_one_line_exit_2(tmp_path, dataset):
     assert_one_line_error(
         run("compare", dataset, "--out", tmp_path / "o", "--judges", "lexical,magic"), "magic"
     )
+
+
+def test_compare_on_the_llm_backend_records_model_and_prompts(
+    dataset, tmp_path, openai_stub, monkeypatch
+):
+    """compare over HTTP with the real ChatOpenAI: verdicts for valid replies, a parse failure
+    per claim for prose, provenance without the key, and a cached re-run with no request.
+
+    Three runs in one process (three event loops) also guard against a chat model whose HTTP
+    client outlives its event loop ("Event loop is closed")."""
+    import re
+
+    def reply(request):
+        text = "\n".join(str(m.get("content", "")) for m in request["messages"])
+        ids = list(dict.fromkeys(re.findall(r'"id":\s*"(c\d+)"', text)))
+        if "c1" in ids:
+            return "no JSON here, sorry"
+        verdicts = [
+            {"claim_id": i, "tier": 1, "subtype": "restatement", "rationale": "ok", "evidence": []}
+            for i in ids
+        ]
+        return json.dumps({"verdicts": verdicts})
+
+    openai_stub.script(reply)
+    monkeypatch.setenv("CLINJUDGE_MODEL", "stub-judge")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_stub.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-test-key")
+    monkeypatch.setenv("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLINJUDGE_MAX_RETRIES", "0")
+    out = tmp_path / "llm"
+    args = ("compare", dataset, "--out", out, "--backend", "llm", "--claims", "split")
+    result = run(*args, "--judges", "inference-aware")
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    judge = report["judges"]["inference-aware"]
+    assert judge["backend"] == "llm"
+    assert judge["parse_failures"] > 0  # the batch holding c1 was prose, twice (ask + re-ask)
+    assert judge["n_claims"] + judge["parse_failures"] == sum(
+        1 for line in (out / "verdicts.jsonl").read_text().splitlines()
+    )
+    provenance = json.dumps(report["provenance"])
+    assert "stub-judge" in provenance and "soap.inference_aware" in provenance
+    assert "sk-secret-test-key" not in provenance
+    assert "sk-secret-test-key" not in (out / "report.md").read_text()
+    sent = len(openai_stub.requests)
+    again = run(*args, "--judges", "inference-aware")  # resume: every note is done
+    assert again.exit_code == 0, again.output
+    assert len(openai_stub.requests) == sent
+    fresh = (
+        "compare",
+        dataset,
+        "--out",
+        tmp_path / "llm2",
+        "--backend",
+        "llm",
+        "--claims",
+        "split",
+    )
+    third = run(*fresh, "--judges", "inference-aware")  # new run, same cache
+    assert third.exit_code == 0, third.output
+    # only the failed batch of each note is asked again (ask + re-ask): failures are not cached
+    assert len(openai_stub.requests) - sent == 2 * 2
+    assert (
+        json.loads((tmp_path / "llm2" / "report.json").read_text())["judges"]["inference-aware"][
+            "errors"
+        ]
+        == 0
+    )

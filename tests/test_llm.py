@@ -329,7 +329,7 @@ def test_make_chat_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = LLMSettings(model="m", base_url="http://127.0.0.1:9/v1", timeout=7, max_retries=3)
     model = make_chat_model(settings)
     assert model.use_responses_api is False
-    assert (model.request_timeout, model.max_retries) == (7, 3)
+    assert (model.request_timeout.read, model.max_retries) == (7, 3)
     assert model.rate_limiter is not None and model.rate_limiter.requests_per_second == 4
     monkeypatch.delenv("CLINJUDGE_REQUESTS_PER_SECOND")
     assert make_chat_model(LLMSettings(model="m", base_url="http://x/v1")).rate_limiter is None
