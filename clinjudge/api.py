@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 
 from clinjudge.graphs.soap_judge import JudgeContext, build_graph
 from clinjudge.judges.factory import JudgeSetup, build_judge
-from clinjudge.judges.note_report import claim_rows
+from clinjudge.judges.note_report import claim_rows, note_summary
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import LLMSettings, ResponseCache
 from clinjudge.types import Mode, NoteReport, Provenance
@@ -36,17 +36,8 @@ class JudgeResult:
 
     def as_json(self) -> dict:
         """The object printed by ``clinjudge judge --json``."""
-        r = self.report
         return {
-            "mode": r.mode,
-            "backend": r.backend,
-            "hallucination_rate": r.hallucination_rate,
-            "n_claims": len(r.claims),
-            "n_judged": r.n_judged,
-            "n_hallucinated": r.n_hallucinated,
-            "parse_failures": r.parse_failures,
-            "errors": r.errors,
-            "tiers": {str(t): n for t, n in r.tier_counts().items()},
+            **note_summary(self.report),
             "usage": self.usage,
             "provenance": self.provenance.model_dump(),
             "claims": self.rows(),
