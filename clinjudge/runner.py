@@ -15,11 +15,12 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from clinjudge.datasets.items import Item
 
 RECURSION_LIMIT = 50
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,6 +69,53 @@ class JsonlWriter:
                 os.fsync(handle.fileno())
 
 
+async def run_graph(
+    graph: Any,
+    context: Any,
+    items: Iterable[T],
+    *,
+    key: Callable[[T], str],
+    make_input: Callable[[T], dict[str, Any]],
+    make_row: Callable[[T, dict[str, Any]], dict],
+    out_path: Path,
+    done: dict[str, dict],
+    concurrency: int = 4,
+    keep: Callable[[dict], bool] = lambda row: True,
+    on_done: Callable[[], None] = lambda: None,
+) -> RunResult:
+    """Invoke ``graph`` once per item not in ``done``; append ``make_row(item, final_state)`` to
+    ``out_path`` as each finishes. A written row counts as done when ``keep(row)`` (a row that
+    records a failed call is written, and retried by the next run). Rows come back in item
+    order; an item whose graph raises is listed in ``failed``, not written."""
+    items = list(items)
+    writer = JsonlWriter(out_path)
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    failed: dict[str, str] = {}
+    resumed = sum(1 for item in items if key(item) in done)
+    for _ in range(resumed):
+        on_done()
+
+    async def one(item: T) -> None:
+        async with semaphore:
+            try:
+                state = await graph.ainvoke(
+                    make_input(item), context=context, config={"recursion_limit": RECURSION_LIMIT}
+                )
+            except Exception as exc:  # an item that breaks the graph must not end the run
+                failed[key(item)] = f"{type(exc).__name__}: {exc}"
+                on_done()
+                return
+            row = make_row(item, state)
+            await writer.write(row)
+            if keep(row):
+                done[key(item)] = row
+            on_done()
+
+    await asyncio.gather(*(one(item) for item in items if key(item) not in done))
+    rows = [done[key(item)] for item in items if key(item) in done]
+    return RunResult(rows=rows, failed=failed, resumed=resumed)
+
+
 async def run_items(
     graph: Any,
     context: Any,
@@ -78,38 +126,28 @@ async def run_items(
     given_claims: dict[str, list[dict]] | None = None,
     on_done: Callable[[], None] = lambda: None,
 ) -> RunResult:
-    """Run ``graph`` once per item (input: note id, transcript, note, optional claims)."""
-    items = list(items)
-    done = read_completed(out_path)
-    writer = JsonlWriter(out_path)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-    failed: dict[str, str] = {}
-    resumed = sum(1 for item in items if item.id in done)
-    for _ in range(resumed):
-        on_done()
+    """Run the SOAP judge graph once per item (input: note id, transcript, note, and the claims
+    to judge when ``given_claims`` has them); rows are the notes' reports."""
 
-    async def one(item: Item) -> None:
-        async with semaphore:
-            state: dict[str, Any] = {
-                "note_id": item.id,
-                "transcript": item.transcript,
-                "note": item.note,
-            }
-            if given_claims and given_claims.get(item.id):
-                state["claims"] = given_claims[item.id]
-            try:
-                result = await graph.ainvoke(
-                    state, context=context, config={"recursion_limit": RECURSION_LIMIT}
-                )
-            except Exception as exc:  # an item that breaks the graph must not end the run
-                failed[item.id] = f"{type(exc).__name__}: {exc}"
-                on_done()
-                return
-            row = result["report"]
-            await writer.write(row)
-            done[item.id] = row
-            on_done()
+    def make_input(item: Item) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "note_id": item.id,
+            "transcript": item.transcript,
+            "note": item.note,
+        }
+        if given_claims and given_claims.get(item.id):
+            state["claims"] = given_claims[item.id]
+        return state
 
-    await asyncio.gather(*(one(item) for item in items if item.id not in done))
-    rows = [done[item.id] for item in items if item.id in done]
-    return RunResult(rows=rows, failed=failed, resumed=resumed)
+    return await run_graph(
+        graph,
+        context,
+        items,
+        key=lambda item: item.id,
+        make_input=make_input,
+        make_row=lambda item, state: state["report"],
+        out_path=out_path,
+        done=read_completed(out_path),
+        concurrency=concurrency,
+        on_done=on_done,
+    )

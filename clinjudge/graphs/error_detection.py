@@ -10,7 +10,6 @@ concurrency and appends one prediction row per note to a JSONL file, resumably.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from clinjudge.judges.error_detection import (
     read_predictions,
 )
 from clinjudge.pairs import DetectionNote, PairDataset
-from clinjudge.runner import RECURSION_LIMIT, JsonlWriter
+from clinjudge.runner import run_graph
 from clinjudge.types import CallError
 
 
@@ -105,36 +104,23 @@ async def arun_detection(
         for note_id, row in read_predictions(out_path, repair=True).items()
         if row.get("status") != "error"
     }
-    graph = build_graph()
-    context = DetectContext(responder=responder)
-    writer = JsonlWriter(out_path)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-    failed: dict[str, str] = {}
-    resumed = sum(1 for note in data.notes if note.note_id in done)
-    for _ in range(resumed):
-        on_done()
 
-    async def one(note: DetectionNote) -> None:
-        async with semaphore:
-            try:
-                state = await graph.ainvoke(
-                    {"note_id": note.note_id, "text": note.text},
-                    context=context,
-                    config={"recursion_limit": RECURSION_LIMIT},
-                )
-            except Exception as exc:  # one broken note must not end the run
-                failed[note.note_id] = f"{type(exc).__name__}: {exc}"
-                on_done()
-                return
-            detection = Detection.model_validate(state["detection"])
-            row = prediction_row(
-                note, data.pairs_of(note.note_id), detection, responder.name, state["seconds"]
-            )
-            await writer.write(row)
-            if detection.status != "error":
-                done[note.note_id] = row
-            on_done()
+    def make_row(note: DetectionNote, state: dict[str, Any]) -> dict:
+        detection = Detection.model_validate(state["detection"])
+        pairs = data.pairs_of(note.note_id)
+        return prediction_row(note, pairs, detection, responder.name, state["seconds"])
 
-    await asyncio.gather(*(one(n) for n in data.notes if n.note_id not in done))
-    rows = [done[n.note_id] for n in data.notes if n.note_id in done]
-    return DetectionRun(rows, resumed, failed, time.perf_counter() - started)
+    result = await run_graph(
+        build_graph(),
+        DetectContext(responder=responder),
+        data.notes,
+        key=lambda note: note.note_id,
+        make_input=lambda note: {"note_id": note.note_id, "text": note.text},
+        make_row=make_row,
+        out_path=out_path,
+        done=done,
+        concurrency=concurrency,
+        keep=lambda row: row.get("status") != "error",
+        on_done=on_done,
+    )
+    return DetectionRun(result.rows, result.resumed, result.failed, time.perf_counter() - started)
