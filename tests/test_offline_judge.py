@@ -98,3 +98,26 @@ def test_whole_note_counts_and_modes(setups):
     # the faithful note: the inference-aware judge flags at most one claim
     pairs = zip(aware.claims, aware.verdicts, strict=True)
     assert aware.n_hallucinated <= 1, [(c.text, v.rationale) for c, v in pairs if not v.supported]
+
+
+PNEUMONIA_VISIT = """[doctor] what brings you in today ?
+[patient] i've had a bad cough and a fever for three days , and i'm short of breath on stairs .
+[doctor] any chest pain ?
+[patient] no .
+[doctor] i can hear crackles at the base of your right lung ."""
+
+
+def test_diagnosis_inferred_from_the_symptom_picture_is_tier_3_not_lexical(setups):
+    note = "ASSESSMENT\n\nPneumonia.\n"
+    aware = judge_note(PNEUMONIA_VISIT, note, setup=setups["inference-aware"]).report.verdicts[0]
+    lexical = judge_note(PNEUMONIA_VISIT, note, setup=setups["lexical"]).report.verdicts[0]
+    assert aware.tier == 3 and aware.subtype == "inference", aware
+    assert "has_symptom" in aware.rationale and aware.knowledge
+    assert lexical.tier == 4, lexical
+
+
+def test_uninferable_diagnosis_is_hallucinated_in_both_modes(setups):
+    note = "ASSESSMENT\n\nRheumatoid arthritis.\n"
+    for mode in ("lexical", "inference-aware"):
+        v = judge_note(PNEUMONIA_VISIT, note, setup=setups[mode]).report.verdicts[0]
+        assert v.tier == 4 and not v.supported, (mode, v)
