@@ -182,6 +182,9 @@ def check_quantities(
         nearby = [t for u in context for t in facts.quantities[u.index]]
         about_drug = any("drug" in m.kinds for m in analysis.mentions) and bool(context)
         stated = nearby if about_drug else [t for ts in facts.quantities for t in ts]
+        owned = drug_quantities(analysis, facts, near=q.start) if about_drug else []
+        if any(t.kind == q.kind for t in owned):  # the drug's own values decide
+            stated = nearby = owned
         if any(quantities_agree(q, t) for t in stated) or any(_asr_variant(q, t) for t in nearby):
             analysis.accounted.append((q.start, q.end))
             continue
@@ -202,6 +205,27 @@ def _asr_variant(claim: Quantity, stated: Quantity) -> bool:
         return False
     ratio = claim.value / stated.value
     return abs(ratio - 1) <= 0.02 or any(abs(ratio - 10.0**k) < 1e-9 for k in (-3, -2, -1))
+
+
+def drug_quantities(analysis: ClaimAnalysis, facts: TranscriptFacts, near: int) -> list[Quantity]:
+    """Transcript quantities said of the claim's drug (the one named closest before ``near``):
+    each quantity belongs to the last drug named before it in its sentence, or, when its sentence
+    names none, to the last drug of the previous sentence ("lasix 80 milligrams once a day ...
+    carvedilol 25 milligrams twice a day": "twice" belongs to carvedilol)."""
+    drugs = [m for m in analysis.mentions if "drug" in m.kinds]
+    before = [m for m in drugs if m.start <= near]
+    wanted = set((before[-1] if before else drugs[0]).canonical)
+    owned: list[Quantity] = []
+    carried: ConceptMention | None = None
+    for mentions, quantities in zip(facts.mentions, facts.quantities, strict=True):
+        named = sorted((m for m in mentions if "drug" in m.kinds), key=lambda m: m.start)
+        for q in quantities:
+            owner = next((m for m in reversed(named) if m.start <= q.start), carried)
+            if owner is not None and wanted & set(owner.canonical):
+                owned.append(q)
+        if named:
+            carried = named[-1]
+    return owned
 
 
 def drug_context(
