@@ -181,10 +181,10 @@ class OfflineVerifier:
             return verdict(3, "inference", support, used)
         if _BOILERPLATE.search(analysis.claim.text):
             return verdict(3, "inference", "standard documentation statement")
-        unstated = _unstated_numbers(analysis, facts)
+        unstated = rules.unstated_number(analysis, facts)
         if unstated:
             return verdict(4, "no_basis", f"value {unstated} is not stated in the transcript")
-        if _normal_exam_finding(analysis):
+        if rules.normal_exam_finding(analysis):
             return verdict(3, "inference", "normal examination finding (exam abstraction)")
         if (
             (cosine >= cfg.inference_cosine and covered >= cfg.inference_coverage)
@@ -322,51 +322,6 @@ def _coverage(analysis: ClaimAnalysis, pool: set[str]) -> float:
         if token in pool or any(s <= start and end <= e for s, e in analysis.accounted):
             hit += 1
     return hit / len(analysis.tokens)
-
-
-_NORMAL_FINDING = re.compile(
-    r"\b(no|without|normal|clear|intact|supple|regular|soft|non-?tender|unremarkable|"
-    r"within normal limits|symmetric(?:al)?|alert|oriented|no (?:apparent|acute) distress|"
-    r"nontoxic|well-appearing|negative)\b",
-    re.I,
-)
-
-
-def _normal_exam_finding(analysis: ClaimAnalysis) -> bool:
-    """An Objective claim that records a normal or absent finding and states no value: the
-    abstraction of an examination the clinician summarised (SPEC §1, tier 3)."""
-    claim = analysis.claim
-    return (
-        claim.section == "objective"
-        and not analysis.quantities
-        and not any(ch.isdigit() for ch in claim.text)
-        and bool(_NORMAL_FINDING.search(claim.text))
-    )
-
-
-#: Numbers that are not clinical values: calendar dates (01/20/2020, 2018 — documentation
-#: metadata, spoken in too many ways to match), clock times, anatomical ordinals.
-_DATE = re.compile(
-    r"\b(?:\d{1,2}/){1,2}\d{2,4}\b|\b(?:19|20)\d{2}\b"  # dates
-    r"|\b\d{1,2}:\d{2}\b"  # clock times
-    r"|\b\d+(?:st|nd|rd|th)\b"  # ordinals naming anatomy ("5th metatarsal")
-    r"|\ball \d quadrants\b",
-    re.I,
-)
-
-
-def _unstated_numbers(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | None:
-    """A number of the claim the transcript never says (and no rule accounted for): specific
-    values are never inferred (SPEC §1 safety floor)."""
-    dates = [m.span() for m in _DATE.finditer(analysis.claim.text)]
-    for token, start, end in analysis.tokens:
-        if not token[:1].isdigit() or token in facts.tokens:
-            continue
-        if any(s <= start and end <= e for s, e in dates):
-            continue
-        if not any(s <= start and end <= e for s, e in analysis.accounted):
-            return f"'{analysis.claim.text[start:end]}'"
-    return None
 
 
 def _cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg) -> str | None:

@@ -4,6 +4,8 @@ SPEC §1 "Safety floor (both modes, never relaxed by inference)": a claim is hal
 states a medication, dose, frequency or duration with no equivalent in the facts, a diagnosis
 neither stated nor inferable, a procedure or test not mentioned, or any detail that directly
 contradicts a stated fact. Each rule returns a one-line reason, or ``None`` when it holds.
+Also here: the two rules that gate tier 3 — a number the transcript never says is never inferred,
+and a normal examination finding is an abstraction of the exam (tier 3).
 """
 
 from __future__ import annotations
@@ -265,3 +267,48 @@ def literal_mention(mention: ConceptMention, facts: TranscriptFacts) -> bool:
     """Every content word of the mention occurs in the transcript."""
     words = content_tokens(mention.surface)
     return bool(words) and all(w in facts.tokens for w in words)
+
+
+_NORMAL_FINDING = re.compile(
+    r"\b(no|without|normal|clear|intact|supple|regular|soft|non-?tender|unremarkable|"
+    r"within normal limits|symmetric(?:al)?|alert|oriented|no (?:apparent|acute) distress|"
+    r"nontoxic|well-appearing|negative)\b",
+    re.I,
+)
+
+
+def normal_exam_finding(analysis: ClaimAnalysis) -> bool:
+    """An Objective claim that records a normal or absent finding and states no value: the
+    abstraction of an examination the clinician summarised (SPEC §1, tier 3)."""
+    claim = analysis.claim
+    return (
+        claim.section == "objective"
+        and not analysis.quantities
+        and not any(ch.isdigit() for ch in claim.text)
+        and bool(_NORMAL_FINDING.search(claim.text))
+    )
+
+
+#: Numbers that are not clinical values: calendar dates (01/20/2020, 2018 — documentation
+#: metadata, spoken in too many ways to match), clock times, anatomical ordinals.
+_DATE = re.compile(
+    r"\b(?:\d{1,2}/){1,2}\d{2,4}\b|\b(?:19|20)\d{2}\b"  # dates
+    r"|\b\d{1,2}:\d{2}\b"  # clock times
+    r"|\b\d+(?:st|nd|rd|th)\b"  # ordinals naming anatomy ("5th metatarsal")
+    r"|\ball \d quadrants\b",
+    re.I,
+)
+
+
+def unstated_number(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | None:
+    """A number of the claim the transcript never says (and no rule accounted for): specific
+    values are never inferred (SPEC §1 safety floor)."""
+    dates = [m.span() for m in _DATE.finditer(analysis.claim.text)]
+    for token, start, end in analysis.tokens:
+        if not token[:1].isdigit() or token in facts.tokens:
+            continue
+        if any(s <= start and end <= e for s, e in dates):
+            continue
+        if not any(s <= start and end <= e for s, e in analysis.accounted):
+            return f"'{analysis.claim.text[start:end]}'"
+    return None
