@@ -40,28 +40,13 @@ def plot_rates(report: dict[str, Any], out_dir: Path) -> Path | None:
     for name, j in (report.get("judges") or {}).items():
         k, n = j.get("n_hallucinated"), j.get("n_claims")
         if is_number(k) and is_number(n) and 0 <= k <= n and n > 0:
-            low, high = wilson_interval(int(k), int(n))
-            bars.append((name, k / n, low, high, int(k), int(n)))
+            bars.append((name, int(k), int(n)))
     if not bars:
         return None
     fig = _figure(max(4.0, 1.4 * len(bars) + 2), 4.2)
     ax = fig.add_subplot()
-    xs = range(len(bars))
-    rates = [b[1] for b in bars]
-    errors = [[b[1] - b[2] for b in bars], [b[3] - b[1] for b in bars]]
-    ax.bar(xs, rates, color=JUDGE_COLOUR, width=0.6, yerr=errors, capsize=6, ecolor="#333333")
-    for x, (_, rate, _, high, k, n) in zip(xs, bars, strict=True):
-        ax.annotate(
-            f"{percent(rate)}\n({k}/{n})",
-            (x, high),
-            xytext=(0, 4),
-            textcoords="offset points",
-            ha="center",
-            va="bottom",
-            fontsize=9,
-        )
-    ax.set_xticks(list(xs), [b[0] for b in bars])
-    ax.set_ylim(0, min(1.0, max(b[3] for b in bars) * 1.3 + 0.02))
+    highs = rate_bars(ax, bars, fontsize=9)
+    ax.set_ylim(0, min(1.0, max(highs) * 1.3 + 0.02))
     ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
     ax.set_ylabel("hallucinated claims (tier 4–5) / judged claims")
     ax.set_title(
@@ -70,6 +55,31 @@ def plot_rates(report: dict[str, Any], out_dir: Path) -> Path | None:
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     return _save(fig, out_dir / "rates.png")
+
+
+def rate_bars(ax: Any, bars: list[tuple[str, int, int]], *, fontsize: int = 9) -> list[float]:
+    """One bar per ``(label, k, n)`` at k/n with its 95% Wilson interval as the error bar and
+    "rate (k/n)" written above it; returns the upper bounds (for the axis limit)."""
+    rates = [k / n for _, k, n in bars]
+    intervals = [wilson_interval(k, n) for _, k, n in bars]
+    errors = [
+        [r - lo for r, (lo, _) in zip(rates, intervals, strict=True)],
+        [hi - r for r, (_, hi) in zip(rates, intervals, strict=True)],
+    ]
+    xs = range(len(bars))
+    ax.bar(xs, rates, color=JUDGE_COLOUR, width=0.6, yerr=errors, capsize=6, ecolor="#333333")
+    for x, (_, k, n), rate, (_, high) in zip(xs, bars, rates, intervals, strict=True):
+        ax.annotate(
+            f"{percent(rate)}\n({k}/{n})",
+            (x, high),
+            xytext=(0, 4),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=fontsize,
+        )
+    ax.set_xticks(list(xs), [label for label, _, _ in bars])
+    return [high for _, high in intervals]
 
 
 def plot_tiers(report: dict[str, Any], out_dir: Path) -> Path | None:

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from clinjudge.metrics.intervals import wilson_interval
-from clinjudge.report.compare_plots import JUDGE_COLOUR, _figure, _save
+from clinjudge.report.compare_plots import JUDGE_COLOUR, _figure, _save, rate_bars
 from clinjudge.report.formatting import is_number, percent
 
 REFERENCE_COLOUR = "#999999"
@@ -107,23 +106,7 @@ def plot_flag_rate(report: dict[str, Any], path: Path) -> Path | None:
     ]
     fig = _figure(5.5, 4.2)
     ax = fig.add_subplot()
-    rates = [k / n for _, k, n in bars]
-    intervals = [wilson_interval(k, n) for _, k, n in bars]
-    errors = [
-        [r - lo for r, (lo, _) in zip(rates, intervals, strict=True)],
-        [hi - r for r, (_, hi) in zip(rates, intervals, strict=True)],
-    ]
-    xs = range(len(bars))
-    ax.bar(xs, rates, color=JUDGE_COLOUR, width=0.6, yerr=errors, capsize=6, ecolor="#333333")
-    for x, (_, k, n), rate, (_, high) in zip(xs, bars, rates, intervals, strict=True):
-        ax.annotate(
-            f"{percent(rate)}\n({k}/{n})",
-            (x, high),
-            xytext=(0, 4),
-            textcoords="offset points",
-            ha="center",
-            fontsize=8,
-        )
+    rate_bars(ax, bars, fontsize=8)
     parity = report.get("prevalence")
     if is_number(parity):
         ax.axhline(
@@ -134,7 +117,6 @@ def plot_flag_rate(report: dict[str, Any], path: Path) -> Path | None:
             label=f"error prevalence {percent(parity)} (parity)",
         )
         fig.legend(loc="outside lower center", fontsize=8, frameon=False)
-    ax.set_xticks(list(xs), [b[0] for b in bars])
     ax.set_ylim(0, 1.18)
     ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
     ax.set_ylabel("flagged as erroneous")
