@@ -75,7 +75,7 @@ def one_line_errors():
     """Turn expected input/config errors into ``error: <reason>`` and exit code 2."""
     try:
         yield
-    except (UsageError, DatasetError, ConfigError, FileNotFoundError, KeyError, ValueError) as exc:
+    except (UsageError, DatasetError, ConfigError, OSError, KeyError, ValueError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"error: {reason}", file=sys.stderr)  # plain: never wrapped, one line
         raise typer.Exit(2) from None

@@ -45,12 +45,12 @@ def _load(
     snomed: Path | None,
     sources: str | None = None,
 ) -> KnowledgeBase:
+    from clinjudge.cli import one_line_errors  # lazy: the main CLI mounts this one
+
     names = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
-    try:
-        return KnowledgeBase.load(cache_dir, extra=extra or [], snomed=snomed, sources=names)
-    except (ValueError, OSError) as exc:
-        typer.echo(f"error: {str(exc).splitlines()[0] if str(exc) else exc!r}", err=True)
-        raise typer.Exit(code=2) from None
+    with one_line_errors():
+        kb = KnowledgeBase.load(cache_dir, extra=extra or [], snomed=snomed, sources=names)
+    return kb
 
 
 @knowledge_app.command()
@@ -84,6 +84,11 @@ def search(
     sources: SourcesOption = None,
 ) -> None:
     """Hybrid (exact + semantic) concept search."""
+    from clinjudge.cli import UsageError, one_line_errors
+
+    with one_line_errors():
+        if not text.strip():
+            raise UsageError("the search text is empty")
     hits = _load(cache_dir, extra, snomed, sources).search(text, k=k)
     if as_json:
         typer.echo(json.dumps([asdict(h) for h in hits], indent=2))
