@@ -17,6 +17,7 @@ from clinjudge.judges.base import NoteInput
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
 from clinjudge.text.claims import split_claims
+from clinjudge.text.quotes import find_verbatim
 from clinjudge.text.sentences import split_sentences
 from clinjudge.types import Claim, Note, Section, SoapSection
 
@@ -117,14 +118,13 @@ def section_at(note: Note, offset: int) -> Section | None:
 
 
 def _locate(text: str, quote: str, sentences) -> tuple[int, int] | None:
+    """The quote's own span, else the note sentence that best contains it (fuzzy)."""
     quote = quote.strip()
     if not quote:
         return None
-    at = text.find(quote)
-    if at < 0:
-        at = text.lower().find(quote.lower())
-    if at >= 0:
-        return at, at + len(quote)
+    found = find_verbatim(text, quote)
+    if found:
+        return found
     best, best_score = None, 0.0
     for sentence in sentences:
         score = fuzz.partial_ratio(quote.lower(), sentence.text.lower())

@@ -19,6 +19,7 @@ from clinjudge.judges.knowledge_context import KnowledgeLookup
 from clinjudge.judges.tiers import normalize_subtype, tier_allowed
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
+from clinjudge.text.quotes import find_verbatim
 from clinjudge.types import Claim, Evidence, Mode, Note, Outcome, ParseFailure, Verdict
 
 #: Candidate transcript sentences shown to the model per claim.
@@ -126,11 +127,9 @@ def locate_quote(transcript: str, quote: str) -> Evidence:
     something the transcript does not contain.
     """
     quote = quote.strip()
-    at = transcript.find(quote)
-    if at < 0:
-        at = transcript.lower().find(quote.lower())
-    if at >= 0:
-        return Evidence(source="transcript", start=at, end=at + len(quote), text=quote)
+    found = find_verbatim(transcript, quote)
+    if found:
+        return Evidence(source="transcript", start=found[0], end=found[1], text=quote)
     alignment = fuzz.partial_ratio_alignment(quote.lower(), transcript.lower())
     if alignment is not None and alignment.score >= MIN_QUOTE_SCORE:
         start, end = alignment.dest_start, alignment.dest_end
