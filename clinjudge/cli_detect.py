@@ -153,18 +153,17 @@ def _responder(baseline: str | None, prompt: str, decoding: str, prompt_file: Pa
 
 def _check_same_run(path: Path, info: dict[str, Any]) -> None:
     """Refuse to append predictions of another detector configuration to a directory."""
-    if not path.exists():
-        return
+    from clinjudge.runner import run_mismatch
+
     try:
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        key = run_mismatch(path, {k: info.get(k) for k in _RUN_IDENTITY})
+    except ValueError:  # an unreadable run.json is rewritten at the end of the run
         return
-    for key in _RUN_IDENTITY:
-        if previous.get(key) != info.get(key):
-            raise ValueError(
-                f"{path.parent} holds predictions of another configuration ({key} differs); "
-                "use a new --out directory"
-            )
+    if key:
+        raise ValueError(
+            f"{path.parent} holds predictions of another configuration ({key} differs); "
+            "use a new --out directory"
+        )
 
 
 def _write_run(path: Path, info: dict, dataset: dict, run, usage: dict) -> None:

@@ -23,7 +23,7 @@ from clinjudge.judges.compare import compare_summary
 from clinjudge.judges.factory import JUDGE_NAMES, JudgeSetup
 from clinjudge.judges.note_report import claim_rows
 from clinjudge.report import write_compare_report
-from clinjudge.runner import run_items
+from clinjudge.runner import run_items, run_mismatch
 from clinjudge.types import NoteReport
 
 
@@ -62,12 +62,10 @@ def fingerprint(dataset: Dataset, setups: dict[str, JudgeSetup]) -> dict:
 
 def check_resumable(out_dir: Path, settings: dict) -> None:
     manifest = out_dir / "run.json"
-    if manifest.exists():
-        previous = json.loads(manifest.read_text(encoding="utf-8"))
-        if previous != settings:
-            raise ConfigError(
-                f"{out_dir} holds a run with other settings; use another --out or delete it"
-            )
+    if run_mismatch(manifest, settings):
+        raise ConfigError(
+            f"{out_dir} holds a run with other settings; use another --out or delete it"
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 

@@ -52,6 +52,17 @@ def read_completed(path: Path) -> dict[str, dict]:
     return rows
 
 
+def run_mismatch(manifest: Path, identity: dict[str, Any]) -> str | None:
+    """The first key of ``identity`` whose value differs from the run recorded in ``manifest``
+    (a run directory's JSON), or ``None`` when there is no such run or it matches — so that a
+    resumed run never mixes results of two configurations. Raises ``ValueError`` when the
+    manifest is not JSON."""
+    if not manifest.exists():
+        return None
+    previous = json.loads(manifest.read_text(encoding="utf-8"))
+    return next((key for key, value in identity.items() if previous.get(key) != value), None)
+
+
 class JsonlWriter:
     """Appends one JSON object per line; each write is flushed and fsynced."""
 
