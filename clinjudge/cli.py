@@ -159,49 +159,102 @@ def compare(
     dataset: Annotated[
         str,
         typer.Argument(
-            help="A bundled eval set (aci-demo) or a CSV/JSONL/JSON file with a transcript "
-            "column (dialogue|transcript), a note column (note) and an id (encounter_id|id)."
+            help="A bundled eval set (aci-demo) or a CSV/JSONL/JSON file. Columns: source "
+            "(dialogue|transcript|source), judged text (note|summary|answer), id "
+            "(encounter_id|id); fact-checking also reads question and evidence."
         ),
     ],
     out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
     judges: Annotated[
-        str, typer.Option(help="Comma-separated judges to run on the same claims.")
+        str,
+        typer.Option(
+            help="Comma-separated judges: lexical, inference-aware (SOAP claims; the first one's "
+            "claims are reused by the other), cef (cross-examination scores), factcheck "
+            "(retrieval-grounded claim checking)."
+        ),
     ] = "lexical,inference-aware",
     backend: BackendOpt = "auto",
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. cef.task=note, "
+            "cef.n_source=12, factcheck.corpus=passages.jsonl, factcheck.search=searxng, "
+            "factcheck.search_url=http://localhost:8888.",
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
     concurrency: Annotated[
-        int, typer.Option(help="Notes judged at once on the llm backend (offline: 1).", min=1)
+        int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
     ] = 4,
 ) -> None:
     """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
 
-    The first judge's claims are reused by the others, so every judge rates the same claims and
-    the flips between judges are exact. Re-run the same command to resume an interrupted run.
+    SOAP judges rate the same claims, so the flips between them are exact. Re-run the same
+    command to resume an interrupted run.
     """
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
-        from clinjudge.api import make_setup
-        from clinjudge.compare import parse_judges, run_compare_sync
+        from clinjudge.compare import run_compare_sync
         from clinjudge.datasets import load_items
-        from clinjudge.judges.factory import JUDGE_NAMES
-        from clinjudge.llm import ResponseCache
+        from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names
+        from clinjudge.knowledge.base import KnowledgeBase
+        from clinjudge.llm import LLMSettings, ResponseCache
 
-        names = parse_judges(judges)
-        data = load_items(dataset, limit=limit)
+        names = parse_judge_names(judges)
+        settings_by_judge = judge_options(option, names)
         overrides = prompt_overrides(prompt)
-        cache = ResponseCache()
-        setups = {
-            n: make_setup(JUDGE_NAMES[n], backend, prompts=overrides, cache=cache, claims=claims)
-            for n in names
+        kb = KnowledgeBase.default()
+        evaluators = {
+            name: build_evaluator(
+                name,
+                BuildOptions(
+                    backend=backend,
+                    settings=LLMSettings(),
+                    prompt_overrides=overrides,
+                    knowledge=kb,
+                    cache=ResponseCache(),
+                    options={"claims": claims, **settings_by_judge.get(name, {})},
+                ),
+            )
+            for name in names
         }
-        if all(s.caller is None for s in setups.values()):
-            concurrency = 1  # offline judging is CPU-bound: one note at a time is fastest
+        needs_source = any(e.needs_source for e in evaluators.values())
+        data = load_items(dataset, limit=limit, require_source=needs_source)
+        if all(e.usage() is None for e in evaluators.values()):
+            concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
         with progress_bars() as progress:
-            result = run_compare_sync(data, setups, out, concurrency=concurrency, progress=progress)
+            result = run_compare_sync(
+                data, evaluators, out, concurrency=concurrency, progress=progress
+            )
     print_compare_summary(result.report, result.files)
+
+
+def judge_options(items: list[str] | None, names: list[str]) -> dict[str, dict[str, object]]:
+    """``["cef.task=note", "cef.n_source=12"]`` → ``{"cef": {"task": "note", "n_source": 12}}``
+    (integers and decimals are converted); the judge must be one of ``names``."""
+    parsed: dict[str, dict[str, object]] = {}
+    for item in items or []:
+        target, sep, value = item.partition("=")
+        judge, dot, key = target.partition(".")
+        if not sep or not dot or not key or not value:
+            raise UsageError(f"--option must look like JUDGE.KEY=VALUE, got {item!r}")
+        if judge not in names:
+            raise UsageError(f"--option {item!r} names judge {judge!r}, not among --judges")
+        parsed.setdefault(judge, {})[key] = _number_or_text(value)
+    return parsed
+
+
+def _number_or_text(value: str) -> object:
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return value
 
 
 @contextmanager
@@ -227,23 +280,43 @@ def progress_bars():
 def print_compare_summary(report: dict, files: list[Path]) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{report['dataset']}: {report['n_items']} notes", header_style="bold")
-    for column in ("judge", "hallucination rate", "95% CI", "claims", "excluded", "s/note"):
-        table.add_column(column)
-    for name, j in report["judges"].items():
-        rate = j["hallucination_rate"]
-        lo, hi = j["ci95"]
-        table.add_row(
-            name,
-            "n/a" if rate is None else f"{rate:.1%}",
-            f"{lo:.1%}–{hi:.1%}",
-            str(j["n_claims"]),
-            str(j["excluded_claims"]),
-            "n/a"
-            if j["seconds_per_note_median"] is None
-            else f"{j['seconds_per_note_median']:.2f}",
-        )
-    stdout.print(table)
+    judges = report["judges"]
+    soap = {n: j for n, j in judges.items() if j.get("kind") == "soap"}
+    others = {n: j for n, j in judges.items() if j.get("kind") != "soap"}
+    title = f"{report['dataset']}: {report['n_items']} items"
+    if soap:
+        table = Table(title=title, header_style="bold")
+        for column in ("judge", "hallucination rate", "95% CI", "claims", "excluded", "s/note"):
+            table.add_column(column)
+        for name, j in soap.items():
+            rate = j["hallucination_rate"]
+            lo, hi = j["ci95"]
+            table.add_row(
+                name,
+                "n/a" if rate is None else f"{rate:.1%}",
+                f"{lo:.1%}–{hi:.1%}",
+                str(j["n_claims"]),
+                str(j["excluded_claims"]),
+                "n/a"
+                if j["seconds_per_note_median"] is None
+                else f"{j['seconds_per_note_median']:.2f}",
+            )
+        stdout.print(table)
+    if others:
+        table = Table(title=None if soap else title, header_style="bold")
+        for column in ("judge", "score", "mean or rate", "95% CI", "n"):
+            table.add_column(column)
+        for name, j in others.items():
+            for metric, h in (j.get("headline") or {}).items():
+                lo, hi = h.get("ci95") or (None, None)
+                table.add_row(
+                    name,
+                    metric,
+                    _metric(metric, h.get("value")),
+                    f"{_metric(metric, lo)}–{_metric(metric, hi)}",
+                    str(h.get("n", "n/a")),
+                )
+        stdout.print(table)
     for pair in report["paired"]:
         if pair["mean_rate_difference"] is not None:
             lo, hi = pair["ci95"]
@@ -257,6 +330,13 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
     stdout.print("wrote " + ", ".join(str(f) for f in files))
 
 
+def _metric(name: str, value: float | None) -> str:
+    """A rate as a percentage; a score (CEF's 0–100) with one decimal."""
+    if value is None:
+        return "n/a"
+    return f"{value:.1%}" if "rate" in name else f"{value:.1f}"
+
+
 def _register_commands() -> None:
     from clinjudge.cli_detect import detect, gate, pairs
     from clinjudge.knowledge.cli import knowledge_app
@@ -265,6 +345,12 @@ def _register_commands() -> None:
     app.command()(pairs)
     app.command()(gate)
     app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
+    # CEF-COMMAND (issue 5 registers `cef` here)
+    from clinjudge.cli_factcheck import factcheck
+    app.command()(factcheck)
+    # INJECT-COMMAND (issue 7 registers `inject` here)
+    from clinjudge.cli_meta_eval import meta_eval
+    app.command("meta-eval")(meta_eval)
 
 
 _register_commands()

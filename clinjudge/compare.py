@@ -1,9 +1,10 @@
-"""``clinjudge compare``: several judges over one dataset, on the same claims, into one report.
+"""``clinjudge compare``: several judges over one dataset into one report.
 
-The first judge's claims are handed to the others, so every judge rates the very same claim ids
-and flips can be listed. Per-judge results stream to ``DIR/runs/<judge>.jsonl``; a re-run with the
-same settings resumes from them, and a run with different settings into the same directory is
-refused (``run.json`` records the settings fingerprint).
+Any :class:`~clinjudge.evaluators.base.Evaluator` can take part (SOAP judges, CEF, the
+fact-checker). The first SOAP judge's claims are handed to the other SOAP judges, so they rate
+the very same claim ids and flips can be listed. Per-judge results stream to
+``DIR/runs/<judge>.jsonl``; a re-run with the same settings resumes from them, and a run with
+different settings into the same directory is refused (``run.json`` records the fingerprint).
 """
 
 from __future__ import annotations
@@ -18,13 +19,11 @@ from pathlib import Path
 from clinjudge import __version__
 from clinjudge.datasets.items import Dataset
 from clinjudge.errors import ConfigError
-from clinjudge.graphs.soap_judge import JudgeContext, build_graph
-from clinjudge.judges.compare import compare_summary
-from clinjudge.judges.factory import JUDGE_NAMES, JudgeSetup
-from clinjudge.judges.note_report import claim_rows
+from clinjudge.evaluators.base import Evaluator
+from clinjudge.evaluators.soap import SoapEvaluator
+from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
-from clinjudge.runner import run_items, run_mismatch
-from clinjudge.types import NoteReport
+from clinjudge.runner import run_evaluator, run_mismatch
 
 
 @dataclass
@@ -33,31 +32,13 @@ class CompareResult:
     files: list[Path]
 
 
-def parse_judges(spec: str) -> list[str]:
-    names = [n.strip() for n in spec.split(",") if n.strip()]
-    if not names:
-        raise ConfigError("--judges is empty: use e.g. lexical,inference-aware")
-    unknown = [n for n in names if n not in JUDGE_NAMES]
-    if unknown:
-        raise ConfigError(f"unknown judge {unknown[0]!r}: choose from {', '.join(JUDGE_NAMES)}")
-    if len(set(names)) != len(names):
-        raise ConfigError("--judges lists a judge twice")
-    return names
-
-
-def fingerprint(dataset: Dataset, setups: dict[str, JudgeSetup]) -> dict:
+def fingerprint(dataset: Dataset, judges: dict[str, Evaluator]) -> dict:
     """What must match for a run directory to be resumed."""
-    judges = {}
-    for name, setup in setups.items():
-        p = setup.provenance
-        judges[name] = {
-            "backend": p.backend,
-            "mode": p.mode,
-            "model": p.model,
-            "decoding": p.decoding,
-            "prompts": [ref.sha256 for ref in p.prompts],
-        }
-    return {"dataset_sha256": dataset.sha256, "judges": judges, "version": __version__}
+    return {
+        "dataset_sha256": dataset.sha256,
+        "judges": {name: judge.identity() for name, judge in judges.items()},
+        "version": __version__,
+    }
 
 
 def check_resumable(out_dir: Path, settings: dict) -> None:
@@ -70,63 +51,96 @@ def check_resumable(out_dir: Path, settings: dict) -> None:
     manifest.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
 
+def check_dataset(dataset: Dataset, judges: dict[str, Evaluator]) -> None:
+    """Judges that read a source text need every item to have one."""
+    needing = [name for name, judge in judges.items() if judge.needs_source]
+    missing = next((item.id for item in dataset.items if not item.transcript.strip()), None)
+    if needing and missing is not None:
+        raise ConfigError(
+            f"{dataset.path}: item {missing!r} has no source text (transcript/dialogue/source "
+            f"column), which judge {needing[0]!r} needs"
+        )
+
+
 async def run_compare(
     dataset: Dataset,
-    setups: dict[str, JudgeSetup],
+    judges: dict[str, Evaluator],
     out_dir: Path,
     *,
     concurrency: int = 4,
     progress: Callable[[str, int], Callable[[], None]] = lambda name, total: lambda: None,
 ) -> CompareResult:
-    check_resumable(out_dir, fingerprint(dataset, setups))
-    graph = build_graph()
-    runs: dict[str, list[NoteReport]] = {}
+    """Run every judge over the dataset (resumably) and write the report files."""
+    check_dataset(dataset, judges)
+    check_resumable(out_dir, fingerprint(dataset, judges))
+    rows: dict[str, list[dict]] = {}
     failed: dict[str, dict[str, str]] = {}
     given: dict[str, list[dict]] | None = None
-    for name, setup in setups.items():
-        context = JudgeContext(verifier=setup.verifier, extractor=setup.extractor)
-        result = await run_items(
-            graph,
-            context,
+    for name, judge in judges.items():
+        if isinstance(judge, SoapEvaluator):
+            judge.given_claims = given
+        result = await run_evaluator(
+            judge,
             dataset.items,
             out_path=out_dir / "runs" / f"{name}.jsonl",
             concurrency=concurrency,
-            given_claims=given,
             on_done=progress(name, len(dataset.items)),
         )
         failed[name] = result.failed
-        runs[name] = [
-            NoteReport.model_validate({k: v for k, v in row.items() if k != "extraction"})
-            for row in result.rows
-        ]
-        if given is None:
-            given = {r.note_id: [c.model_dump() for c in r.claims] for r in runs[name]}
+        rows[name] = result.rows
+        if isinstance(judge, SoapEvaluator) and given is None:
+            given = {row["id"]: row["claims"] for row in result.rows}
     report = {
         "dataset": dataset.name,
         "n_items": len(dataset.items),
-        **compare_summary(runs),
+        **compare_rows(judges, rows),
         "failed_items": {n: f for n, f in failed.items() if f},
-        "usage": {n: s.caller.usage.as_dict() for n, s in setups.items() if s.caller},
+        "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
         "provenance": {
             "package_version": __version__,
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "dataset": dataset.provenance(),
-            "judges": {n: s.provenance.model_dump() for n, s in setups.items()},
+            "judges": {n: j.provenance() for n, j in judges.items()},
         },
     }
-    write_verdicts(out_dir / "verdicts.jsonl", runs)
+    write_verdicts(out_dir / "verdicts.jsonl", judges, rows)
     files = write_compare_report(report, out_dir)
     return CompareResult(report=report, files=[out_dir / "verdicts.jsonl", *files])
 
 
-def write_verdicts(path: Path, runs: dict[str, list[NoteReport]]) -> None:
-    """One line per judged claim: the note's ``id``, the ``judge``, and the claim fields of
-    ``judge --json`` — the claim's own id under ``claim_id`` (``id`` names the note)."""
+def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> dict:
+    """``judges`` (each judge's summary), ``per_item`` (each item's scores under every judge
+    that has a row for it), and, between SOAP judges, ``paired`` rate differences and claim
+    ``flips``."""
+    by_id = {name: {row["id"]: row for row in judge_rows} for name, judge_rows in rows.items()}
+    ids = list(dict.fromkeys(row["id"] for judge_rows in rows.values() for row in judge_rows))
+    per_item = []
+    for item_id in ids:
+        entry: dict = {"id": item_id}
+        for name, judge in judges.items():
+            if (row := by_id[name].get(item_id)) is not None:
+                entry[name] = judge.item_scores(row)
+        per_item.append(entry)
+    soap_runs = {
+        name: [SoapEvaluator.report(row) for row in rows[name]]
+        for name, judge in judges.items()
+        if isinstance(judge, SoapEvaluator)
+    }
+    return {
+        "judges": {name: judge.summarize(rows[name]) for name, judge in judges.items()},
+        "paired": paired_rates(soap_runs),
+        "per_item": per_item,
+        "flips": verdict_flips(soap_runs),
+    }
+
+
+def write_verdicts(path: Path, judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> None:
+    """One line per judged unit (claim, question) of every judge: the item's ``id``, the
+    ``judge``, and the judge's fields for it (a SOAP claim's own id is ``claim_id``)."""
     with path.open("w", encoding="utf-8") as handle:
-        for name, reports in runs.items():
-            for report in reports:
-                for row in claim_rows(report):
-                    line = {"id": report.note_id, "judge": name, "claim_id": row.pop("id"), **row}
+        for name, judge in judges.items():
+            for row in rows[name]:
+                for line in judge.verdict_lines(row):
                     handle.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 

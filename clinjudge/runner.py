@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,8 +30,9 @@ class RunResult:
     resumed: int = 0
 
 
-def read_completed(path: Path) -> dict[str, dict]:
-    """Rows of a results file by id; a torn (unparseable) line is dropped from the file."""
+def read_completed(path: Path, key: str = "note_id") -> dict[str, dict]:
+    """Rows of a results file by ``row[key]``; a torn (unparseable) line is dropped from the
+    file."""
     if not path.exists():
         return {}
     rows: dict[str, dict] = {}
@@ -45,7 +46,7 @@ def read_completed(path: Path) -> dict[str, dict]:
         except json.JSONDecodeError:
             torn = True
             continue
-        rows[str(row["note_id"])] = row
+        rows[str(row[key])] = row
         good_lines.append(line)
     if torn:
         path.write_text("".join(f"{line}\n" for line in good_lines), encoding="utf-8")
@@ -80,24 +81,21 @@ class JsonlWriter:
                 os.fsync(handle.fileno())
 
 
-async def run_graph(
-    graph: Any,
-    context: Any,
+async def run_each(
+    fn: Callable[[T], Awaitable[dict]],
     items: Iterable[T],
     *,
     key: Callable[[T], str],
-    make_input: Callable[[T], dict[str, Any]],
-    make_row: Callable[[T, dict[str, Any]], dict],
     out_path: Path,
     done: dict[str, dict],
     concurrency: int = 4,
     keep: Callable[[dict], bool] = lambda row: True,
     on_done: Callable[[], None] = lambda: None,
 ) -> RunResult:
-    """Invoke ``graph`` once per item not in ``done``; append ``make_row(item, final_state)`` to
-    ``out_path`` as each finishes. A written row counts as done when ``keep(row)`` (a row that
-    records a failed call is written, and retried by the next run). Rows come back in item
-    order; an item whose graph raises is listed in ``failed``, not written."""
+    """Await ``fn(item)`` once per item not in ``done`` and append its row to ``out_path`` as
+    each finishes. A written row counts as done when ``keep(row)`` (a row that records a failed
+    call is written, and retried by the next run). Rows come back in item order; an item whose
+    ``fn`` raises is listed in ``failed``, not written."""
     items = list(items)
     writer = JsonlWriter(out_path)
     semaphore = asyncio.Semaphore(max(1, concurrency))
@@ -109,14 +107,11 @@ async def run_graph(
     async def one(item: T) -> None:
         async with semaphore:
             try:
-                state = await graph.ainvoke(
-                    make_input(item), context=context, config={"recursion_limit": RECURSION_LIMIT}
-                )
-            except Exception as exc:  # an item that breaks the graph must not end the run
+                row = await fn(item)
+            except Exception as exc:  # an item that breaks its judge must not end the run
                 failed[key(item)] = f"{type(exc).__name__}: {exc}"
                 on_done()
                 return
-            row = make_row(item, state)
             await writer.write(row)
             if keep(row):
                 done[key(item)] = row
@@ -127,38 +122,44 @@ async def run_graph(
     return RunResult(rows=rows, failed=failed, resumed=resumed)
 
 
-async def run_items(
+async def run_graph(
     graph: Any,
     context: Any,
+    items: Iterable[T],
+    *,
+    make_input: Callable[[T], dict[str, Any]],
+    make_row: Callable[[T, dict[str, Any]], dict],
+    **run: Any,
+) -> RunResult:
+    """:func:`run_each` of a compiled graph: the row is ``make_row(item, final_state)``."""
+
+    async def invoke(item: T) -> dict:
+        state = await graph.ainvoke(
+            make_input(item), context=context, config={"recursion_limit": RECURSION_LIMIT}
+        )
+        return make_row(item, state)
+
+    return await run_each(invoke, items, **run)
+
+
+async def run_evaluator(
+    evaluator: Any,
     items: Iterable[Item],
     *,
     out_path: Path,
     concurrency: int = 4,
-    given_claims: dict[str, list[dict]] | None = None,
     on_done: Callable[[], None] = lambda: None,
 ) -> RunResult:
-    """Run the SOAP judge graph once per item (input: note id, transcript, note, and the claims
-    to judge when ``given_claims`` has them); rows are the notes' reports."""
-
-    def make_input(item: Item) -> dict[str, Any]:
-        state: dict[str, Any] = {
-            "note_id": item.id,
-            "transcript": item.transcript,
-            "note": item.note,
-        }
-        if given_claims and given_claims.get(item.id):
-            state["claims"] = given_claims[item.id]
-        return state
-
-    return await run_graph(
-        graph,
-        context,
+    """Run an :class:`~clinjudge.evaluators.base.Evaluator` over items, resumably: rows are
+    keyed by ``id``; a row marked ``"retry"`` is written but run again next time."""
+    done = {k: row for k, row in read_completed(out_path, key="id").items() if not row.get("retry")}
+    return await run_each(
+        evaluator.evaluate,
         items,
         key=lambda item: item.id,
-        make_input=make_input,
-        make_row=lambda item, state: state["report"],
         out_path=out_path,
-        done=read_completed(out_path),
+        done=done,
         concurrency=concurrency,
+        keep=lambda row: not row.get("retry"),
         on_done=on_done,
     )

@@ -14,14 +14,19 @@ from clinjudge.prompts import Prompt, list_prompts, load_prompt, parse_prompt_ov
 JUDGES = ("soap.lexical", "soap.inference_aware")
 
 
-def test_builtins_are_listed() -> None:
-    assert list_prompts() == [
+def test_builtins_are_listed_sorted_and_every_one_loads() -> None:
+    names = list_prompts()
+    assert names == sorted(names)
+    assert {
         "detect.conservative",
         "detect.neutral",
         "soap.claim_extraction",
         "soap.inference_aware",
         "soap.lexical",
-    ]
+    } <= set(names)
+    for name in names:
+        prompt = load_prompt(name)
+        assert prompt.name == name and prompt.text.strip()
 
 
 @pytest.mark.parametrize("name", ["soap.claim_extraction", *JUDGES])

@@ -1,9 +1,12 @@
 """Load transcript–note pairs from a bundled eval set or a CSV / JSONL / JSON file.
 
 Column detection (case-insensitive, first alias present wins):
-transcript ← ``dialogue``, ``transcript``, ``source``; note ← ``note``, ``summary``,
-``section_text``; id ← ``encounter_id``, ``id``, ``Text ID`` (no id column → the 0-based row
-index). Every other column goes to ``Item.meta``. Bad input raises :class:`DatasetError`.
+transcript ← ``dialogue``, ``transcript``, ``source``; note (the judged text) ← ``note``,
+``summary``, ``section_text``, ``answer``; id ← ``encounter_id``, ``id``, ``Text ID`` (no id
+column → the 0-based row index). Every other column goes to ``Item.meta`` (e.g. a fact-check
+dataset's ``question`` and ``evidence``). With ``require_source=False`` (judges that need no
+source text) a missing transcript column gives empty transcripts. Bad input raises
+:class:`DatasetError`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from clinjudge.datasets.items import Dataset, DatasetError, Item
 from clinjudge.datasets.readers import Record, read_records
 
 TRANSCRIPT_COLUMNS: tuple[str, ...] = ("dialogue", "transcript", "source")
-NOTE_COLUMNS: tuple[str, ...] = ("note", "summary", "section_text")
+NOTE_COLUMNS: tuple[str, ...] = ("note", "summary", "section_text", "answer")
 ID_COLUMNS: tuple[str, ...] = ("encounter_id", "id", "text id")
 
 #: A bundled eval set is ``eval_sets/<name>/data.jsonl`` in the repository, next to the package.
@@ -60,6 +63,7 @@ def load_items(
     transcript_column: str | None = None,
     note_column: str | None = None,
     id_column: str | None = None,
+    require_source: bool = True,
 ) -> Dataset:
     """Load a dataset of :class:`Item` from a bundled set name or a CSV / JSONL / JSON file.
 
@@ -76,7 +80,12 @@ def load_items(
     for record in read_records(path):
         if columns is None:
             columns = _Columns.detect(
-                path, list(record.fields), transcript_column, note_column, id_column
+                path,
+                list(record.fields),
+                transcript_column,
+                note_column,
+                id_column,
+                require_source=require_source,
             )
         item = columns.item(path, record)
         if item.id in first_row_of:
@@ -102,7 +111,7 @@ def file_sha256(path: Path) -> str:
 class _Columns:
     """Which field of a row is the transcript, the note and the id (``None``: use row index)."""
 
-    def __init__(self, transcript: str, note: str, id_: str | None) -> None:
+    def __init__(self, transcript: str | None, note: str, id_: str | None) -> None:
         self.transcript, self.note, self.id = transcript, note, id_
 
     @classmethod
@@ -113,9 +122,13 @@ class _Columns:
         transcript: str | None,
         note: str | None,
         id_: str | None,
+        *,
+        require_source: bool = True,
     ) -> _Columns:
         return cls(
-            _pick(path, found, "transcript", transcript, TRANSCRIPT_COLUMNS, required=True),
+            _pick(
+                path, found, "transcript", transcript, TRANSCRIPT_COLUMNS, required=require_source
+            ),
             _pick(path, found, "note", note, NOTE_COLUMNS, required=True),
             _pick(path, found, "id", id_, ID_COLUMNS, required=False),
         )
@@ -125,7 +138,9 @@ class _Columns:
         used = {self.transcript, self.note, self.id}
         return Item(
             id=self._id(path, record),
-            transcript=_text(path, record, self.transcript, "transcript"),
+            transcript=""
+            if self.transcript is None
+            else _text(path, record, self.transcript, "transcript"),
             note=_text(path, record, self.note, "note"),
             meta={k: v for k, v in fields.items() if k not in used},
         )

@@ -61,28 +61,15 @@ def judge_summary(reports: list[NoteReport]) -> dict:
     }
 
 
-def compare_summary(runs: dict[str, list[NoteReport]], *, seed: int = 0) -> dict:
-    """``judges``, ``paired``, ``per_item`` and ``flips`` of the compare report."""
-    judges = {name: judge_summary(reports) for name, reports in runs.items()}
+def paired_rates(runs: dict[str, list[NoteReport]], *, seed: int = 0) -> list[dict]:
+    """For every two judges: the mean per-note hallucination-rate difference (a − b) over the
+    notes both rated, with a paired percentile bootstrap 95% interval (SPEC §4)."""
     by_id = {name: {r.note_id: r for r in reports} for name, reports in runs.items()}
     ids = list(dict.fromkeys(r.note_id for reports in runs.values() for r in reports))
-    per_item = []
-    for note_id in ids:
-        row: dict = {"id": note_id}
-        for name in runs:
-            report = by_id[name].get(note_id)
-            if report is not None:
-                row[name] = {
-                    "hallucination_rate": report.hallucination_rate,
-                    "n_claims": report.n_judged,
-                    "n_hallucinated": report.n_hallucinated,
-                    "excluded": report.parse_failures + report.errors,
-                }
-        per_item.append(row)
     paired = []
     for a, b in combinations(runs, 2):
-        rates_a = [by_id[a].get(i).hallucination_rate if i in by_id[a] else None for i in ids]
-        rates_b = [by_id[b].get(i).hallucination_rate if i in by_id[b] else None for i in ids]
+        rates_a = [by_id[a][i].hallucination_rate if i in by_id[a] else None for i in ids]
+        rates_b = [by_id[b][i].hallucination_rate if i in by_id[b] else None for i in ids]
         diff = paired_bootstrap_diff(rates_a, rates_b, seed=seed)
         paired.append(
             {
@@ -93,12 +80,7 @@ def compare_summary(runs: dict[str, list[NoteReport]], *, seed: int = 0) -> dict
                 "ci95": [None if math.isnan(x) else x for x in diff.ci],
             }
         )
-    return {
-        "judges": judges,
-        "paired": paired,
-        "per_item": per_item,
-        "flips": verdict_flips(runs),
-    }
+    return paired
 
 
 def verdict_flips(runs: dict[str, list[NoteReport]]) -> list[dict]:

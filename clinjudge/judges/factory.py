@@ -21,7 +21,6 @@ from clinjudge.types import Backend, Mode, Provenance
 
 PROMPT_BY_MODE = {"lexical": "soap.lexical", "inference-aware": "soap.inference_aware"}
 EXTRACTION_PROMPT = "soap.claim_extraction"
-JUDGE_NAMES: dict[str, Mode] = {"lexical": "lexical", "inference-aware": "inference-aware"}
 
 
 @dataclass

@@ -31,20 +31,67 @@ def render_compare_markdown(report: dict[str, Any], images: Sequence[str] = ()) 
     differences, largest per-note differences, flipped claims, provenance; ``images`` are PNG
     file names (relative to the Markdown file) embedded after the judge table."""
     judges: dict[str, dict[str, Any]] = report.get("judges") or {}
+    soap = soap_judges(judges)
+    others = {name: j for name, j in judges.items() if name not in soap}
     parts = [
         f"# clinjudge compare — {report.get('dataset', 'unknown dataset')}",
         f"{report.get('n_items', 'n/a')} items; judges: {', '.join(judges) or 'none'}.",
-        *_judges_section(judges),
+        *(_judges_section(soap) if soap or not others else ()),
+        *_scores_section(others),
         *(f"![{name.removesuffix('.png')}]({name})" for name in images),
-        *_tiers_section(judges),
-        *_subtypes_section(judges),
-        *_sections_section(judges),
+        *_tiers_section(soap),
+        *_subtypes_section(soap),
+        *_sections_section(soap),
         *_paired_section(report.get("paired") or []),
-        *_note_differences_section(report.get("per_item") or [], list(judges)),
-        *_flips_section(report.get("flips") or [], list(judges)),
+        *_note_differences_section(report.get("per_item") or [], list(soap)),
+        *_flips_section(report.get("flips") or [], list(soap)),
         *_provenance_section(report),
     ]
     return "\n\n".join(parts) + "\n"
+
+
+def soap_judges(judges: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The SOAP claim judges of a report (``kind`` "soap", or no kind: older reports)."""
+    return {name: j for name, j in judges.items() if j.get("kind", "soap") == "soap"}
+
+
+def _scores_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
+    """Headline numbers of the judges that are not SOAP claim judges (CEF, fact-checking)."""
+    if not judges:
+        return
+    yield "## Scores"
+    rows = []
+    for name, j in judges.items():
+        for metric, h in (j.get("headline") or {}).items():
+            h = h if isinstance(h, dict) else {"value": h}
+            rows.append(
+                [
+                    name,
+                    metric,
+                    _score(metric, h.get("value")),
+                    _score_interval(metric, h.get("ci95")),
+                    _count(h.get("n")),
+                    _count(h.get("excluded")) if "excluded" in h else "",
+                ]
+            )
+    headers = ["judge", "score", "value", "95% CI", "n", "excluded"]
+    yield markdown_table(headers, rows) if rows else "No scores."
+    yield (
+        "Rates are shares (shown as percentages); CEF scores are on 0–100. Each judge's section "
+        "of report.json says what every number's denominator holds and what it excludes."
+    )
+
+
+def _score(metric: str, value: Any) -> str:
+    if not is_number(value):
+        return "n/a"
+    return percent(value) if "rate" in metric else f"{value:.1f}"
+
+
+def _score_interval(metric: str, ci: Any) -> str:
+    if not isinstance(ci, list | tuple) or len(ci) != 2 or not all(is_number(x) for x in ci):
+        return "n/a"
+    return f"{_score(metric, ci[0])}–{_score(metric, ci[1])}"
 
 
 def exclusion_sentence(judges: dict[str, dict[str, Any]]) -> str:

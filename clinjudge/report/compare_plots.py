@@ -25,13 +25,53 @@ DPI = 150
 
 
 def write_compare_plots(report: dict[str, Any], out_dir: Path) -> list[Path]:
-    """Write every plot whose data is present; return the files written."""
+    """Write every plot whose data is present; return the files written. The SOAP plots show
+    the SOAP claim judges only; ``scores.png`` the headline numbers of the others."""
+    judges = report.get("judges") or {}
+    soap = {n: j for n, j in judges.items() if j.get("kind", "soap") == "soap"}
+    soap_report = {**report, "judges": soap}
     plots: list[Callable[[dict[str, Any], Path], Path | None]] = [
         plot_rates,
         plot_tiers,
         plot_per_note,
     ]
-    return [path for plot in plots if (path := plot(report, out_dir)) is not None]
+    written = [path for plot in plots if (path := plot(soap_report, out_dir)) is not None]
+    others = {n: j for n, j in judges.items() if n not in soap}
+    if (path := plot_scores(others, out_dir)) is not None:
+        written.append(path)
+    return written
+
+
+def plot_scores(judges: dict[str, Any], out_dir: Path) -> Path | None:
+    """One panel per judge: its headline numbers as horizontal bars with 95% intervals."""
+    panels = []
+    for name, j in judges.items():
+        bars = [
+            (metric, h["value"], h.get("ci95"))
+            for metric, h in (j.get("headline") or {}).items()
+            if isinstance(h, dict) and is_number(h.get("value"))
+        ]
+        if bars:
+            panels.append((name, bars))
+    if not panels:
+        return None
+    fig = _figure(6.5, 1.2 + sum(0.45 * len(bars) + 0.8 for _, bars in panels))
+    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+    for ax, (name, bars) in zip(axes, panels, strict=True):
+        labels = [metric for metric, _, _ in bars]
+        values = [value for _, value, _ in bars]
+        errors = None
+        if all(ci and all(is_number(x) for x in ci) for _, _, ci in bars):
+            errors = [
+                [max(0.0, value - ci[0]) for _, value, ci in bars],
+                [max(0.0, ci[1] - value) for _, value, ci in bars],
+            ]
+        ax.barh(labels, values, xerr=errors, color=JUDGE_COLOUR, capsize=3)
+        ax.invert_yaxis()
+        ax.set_title(f"{name} (95% interval)", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_axisbelow(True)
+    return _save(fig, out_dir / "scores.png")
 
 
 def plot_rates(report: dict[str, Any], out_dir: Path) -> Path | None:

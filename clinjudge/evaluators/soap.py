@@ -1,0 +1,133 @@
+"""The SOAP-note judges (SPEC §1) as :class:`~clinjudge.evaluators.base.Evaluator`: ``lexical``
+and ``inference-aware``, on the offline or the LLM backend.
+
+A row is the note's :class:`~clinjudge.types.NoteReport` (plus the extraction record) under the
+item's ``id``. ``score`` = 1 − hallucination rate (tier 4–5 claims / judged claims); the flagged
+spans are the note spans of the tier 4–5 claims. ``given_claims`` (note id → claims) makes the
+judge rate claims cut by another judge, so that several judges rate the same claim ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clinjudge.datasets.items import Item
+from clinjudge.evaluators.base import BuildOptions
+from clinjudge.graphs.soap_judge import JudgeContext, build_graph
+from clinjudge.judges.compare import judge_summary
+from clinjudge.judges.factory import JudgeSetup, build_judge
+from clinjudge.judges.note_report import claim_rows
+from clinjudge.runner import RECURSION_LIMIT
+from clinjudge.types import Mode, NoteReport
+
+
+class SoapEvaluator:
+    kind = "soap"
+    needs_source = True
+
+    def __init__(self, name: str, setup: JudgeSetup) -> None:
+        self.name = name
+        self.setup = setup
+        self.given_claims: dict[str, list[dict]] | None = None
+        self._graph = build_graph()
+        self._context = JudgeContext(verifier=setup.verifier, extractor=setup.extractor)
+
+    def identity(self) -> dict[str, Any]:
+        p = self.setup.provenance
+        return {
+            "backend": p.backend,
+            "mode": p.mode,
+            "model": p.model,
+            "decoding": p.decoding,
+            "prompts": [ref.sha256 for ref in p.prompts],
+        }
+
+    def provenance(self) -> dict[str, Any]:
+        return self.setup.provenance.model_dump(mode="json")
+
+    def usage(self) -> dict[str, int] | None:
+        return self.setup.caller.usage.as_dict() if self.setup.caller else None
+
+    @property
+    def uses_model(self) -> bool:
+        return self.setup.caller is not None
+
+    async def evaluate(self, item: Item) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "note_id": item.id,
+            "transcript": item.transcript,
+            "note": item.note,
+        }
+        if self.given_claims and self.given_claims.get(item.id):
+            state["claims"] = self.given_claims[item.id]
+        final = await self._graph.ainvoke(
+            state, context=self._context, config={"recursion_limit": RECURSION_LIMIT}
+        )
+        return {"id": item.id, **final["report"]}
+
+    @staticmethod
+    def report(row: dict[str, Any]) -> NoteReport:
+        return NoteReport.model_validate({k: v for k, v in row.items() if k != "extraction"})
+
+    def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """:func:`~clinjudge.judges.compare.judge_summary` of the notes, with the headline
+        pooled hallucination rate and its Wilson interval."""
+        summary = judge_summary([self.report(r) for r in rows])
+        headline = {
+            "hallucination_rate": {
+                "value": summary["hallucination_rate"],
+                "ci95": summary["ci95"],
+                "n": summary["n_claims"],
+            }
+        }
+        return {"kind": self.kind, "headline": headline, **summary}
+
+    def item_scores(self, row: dict[str, Any]) -> dict[str, Any]:
+        report = self.report(row)
+        return {
+            "hallucination_rate": report.hallucination_rate,
+            "n_claims": report.n_judged,
+            "n_hallucinated": report.n_hallucinated,
+            "excluded": report.parse_failures + report.errors,
+        }
+
+    def score(self, row: dict[str, Any]) -> float | None:
+        rate = self.report(row).hallucination_rate
+        return None if rate is None else 1.0 - rate
+
+    def flagged_spans(self, row: dict[str, Any]) -> list[tuple[int, int]]:
+        report = self.report(row)
+        flagged = {v.claim_id for v in report.verdicts if not v.supported}
+        return [(c.start, c.end) for c in report.claims if c.id in flagged]
+
+    def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """``judge --json`` claim fields, the note's ``id`` and the claim id as ``claim_id``."""
+        lines = []
+        for claim in claim_rows(self.report(row)):
+            claim_id = claim.pop("id")
+            lines.append({"id": row["id"], "judge": self.name, "claim_id": claim_id, **claim})
+        return lines
+
+
+def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
+    setup = build_judge(
+        mode,
+        options.backend,
+        settings=options.settings,
+        chat_model=options.chat_model,
+        prompt_overrides={
+            k: v for k, v in options.prompt_overrides.items() if k.startswith("soap.")
+        },
+        knowledge=options.knowledge,
+        cache=options.cache,
+        claims=str(options.options.get("claims", "auto")),
+    )
+    return SoapEvaluator(name, setup)
+
+
+def build_lexical(options: BuildOptions) -> SoapEvaluator:
+    return _build("lexical", "lexical", options)
+
+
+def build_inference_aware(options: BuildOptions) -> SoapEvaluator:
+    return _build("inference-aware", "inference-aware", options)
