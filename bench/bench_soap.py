@@ -28,6 +28,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from clinjudge.api import ajudge_note, make_setup
 from clinjudge.compare import run_compare
 from clinjudge.datasets import Dataset, load_aci_bench
+from clinjudge.evaluators.soap import SoapEvaluator
 
 DEFAULT_DATA = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "aci-bench" / "challenge_data"
@@ -76,12 +77,14 @@ def load(data_dir: Path, limit: int | None) -> Dataset:
 
 
 async def offline(dataset: Dataset) -> dict:
-    setups = {n: make_setup(n, "offline") for n in ("lexical", "inference-aware")}
+    judges = {
+        n: SoapEvaluator(n, make_setup(n, "offline")) for n in ("lexical", "inference-aware")
+    }
     warm = dataset.items[0]
-    await ajudge_note(warm.transcript, warm.note, setup=setups["inference-aware"])  # warm-up
+    await ajudge_note(warm.transcript, warm.note, setup=judges["inference-aware"].setup)  # warm-up
     with tempfile.TemporaryDirectory() as out:
         started = time.perf_counter()
-        result = await run_compare(dataset, setups, Path(out), concurrency=1)
+        result = await run_compare(dataset, judges, Path(out), concurrency=1)
         wall = time.perf_counter() - started
     report = result.report
     print(f"\n== offline, {report['n_items']} notes, {wall:.1f} s wall ==")
