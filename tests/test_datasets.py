@@ -339,3 +339,13 @@ def test_dataset_error_is_value_error_and_one_line(tmp_path):
     with pytest.raises(ValueError) as info:
         load_items(path)
     assert "\n" not in str(info.value)
+
+
+def test_bundled_cef_and_factcheck_demo_sets_load():
+    mts = load_items("mts-demo")
+    assert len(mts) == 10 and all(i.transcript.startswith("Doctor:") for i in mts.items)
+    assert {"FactualRecall", "HallucinationRate"} <= set(mts.items[0].meta["human"])
+    answers = load_items("medhallu-demo", require_source=False)
+    labels = [i.meta["label"] for i in answers.items]
+    assert labels.count("ground_truth") == labels.count("hallucinated") == 9
+    assert all(i.meta["evidence"] and i.meta["question"] for i in answers.items)
