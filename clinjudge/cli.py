@@ -348,7 +348,9 @@ def _register_commands() -> None:
     # CEF-COMMAND (issue 5 registers `cef` here)
     from clinjudge.cli_factcheck import factcheck
     app.command()(factcheck)
-    # INJECT-COMMAND (issue 7 registers `inject` here)
+    from clinjudge.cli_inject import inject
+
+    app.command()(inject)
     from clinjudge.cli_meta_eval import meta_eval
     app.command("meta-eval")(meta_eval)
 

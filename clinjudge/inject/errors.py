@@ -206,10 +206,14 @@ def find_frequency_changes(src: NoteMaterial) -> list[Edit]:
 # -- added drug ------------------------------------------------------------------------------
 
 
-def _named_anywhere(src: NoteMaterial, drug: str) -> bool:
-    """Whether the transcript or the note names ``drug`` under any of its names (knowledge
-    base concept classes, then every surface form of the drug's concepts word by word)."""
-    concepts = [c for c in src.kb.lookup(drug) if c.kind == "drug"]
+def named_anywhere(
+    src: NoteMaterial, term: str, kinds: frozenset[str] = frozenset({"drug"})
+) -> bool:
+    """Whether the transcript or the note names ``term`` (a concept of one of ``kinds``) under
+    any of its names (knowledge base concept classes, then every surface form of the term's
+    concepts word by word). A term the knowledge base does not know counts as named: it is
+    never used."""
+    concepts = [c for c in src.kb.lookup(term) if c.kind in kinds]
     classes = {src.kb.canonical(c.id) for c in concepts}
     in_note = {cid for m in src.note_mentions for cid in m.canonical}
     if not concepts or classes & (src.transcript_concepts | in_note):
@@ -230,7 +234,7 @@ def find_added_drugs(src: NoteMaterial) -> list[Edit]:
     sites = [s for s in sections if s.end > s.start and src.note[s.end - 1] in ".!?"]
     if not sites:
         return []
-    drugs = [d for d in ADDED_DRUGS if not _named_anywhere(src, d[0])]
+    drugs = [d for d in ADDED_DRUGS if not named_anywhere(src, d[0])]
     where = "plan" if plan else "assessment and plan"
     return [
         Edit(

@@ -1,0 +1,20 @@
+"""Every offline injector of the injection pipeline by name (SPEC §5 "offline (no LLM) injectors
+for the mechanical types"): the mechanical perturbers of :data:`clinjudge.inject.PERTURBERS` plus
+the knowledge-based ones added for the pipeline (:mod:`.swaps`, :mod:`.fabrication`). The error
+taxonomy (:mod:`.taxonomy`) maps each error/rewrite type onto the names here.
+"""
+
+from __future__ import annotations
+
+from clinjudge.inject import PERTURBERS
+from clinjudge.inject.fabrication import fabricated_history
+from clinjudge.inject.swaps import drug_swap, duration_change
+from clinjudge.inject.types import Perturber
+
+#: Injector name → perturber; the names are what ``taxonomy.toml`` lists under ``injectors``.
+INJECTORS: dict[str, Perturber] = {
+    **PERTURBERS,
+    **{p.type: p for p in (drug_swap, duration_change, fabricated_history)},
+}
+
+__all__ = ["INJECTORS"]
