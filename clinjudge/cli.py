@@ -345,7 +345,9 @@ def _register_commands() -> None:
     app.command()(pairs)
     app.command()(gate)
     app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
-    # CEF-COMMAND (issue 5 registers `cef` here)
+    from clinjudge.cli_cef import cef
+
+    app.command()(cef)
     from clinjudge.cli_factcheck import factcheck
     app.command()(factcheck)
     from clinjudge.cli_inject import inject

@@ -1,0 +1,183 @@
+"""Benchmark of CEF (issue 5) on the 100 human-scored automatic summaries of MTS-Dialog.
+
+Offline backend, source = dialogue, summary = automatic summary, N = N' = 10 (or --n):
+- Spearman ρ (95% bootstrap interval resampling whole dialogues: the 100 summaries come from 25
+  dialogues) of coverage with human FactualRecall, and of
+  consistency with human FactualPrecision (target: coverage–recall ρ ≥ 0.4);
+- AUROC of consistency for separating summaries with HallucinationRate > 0 from the others:
+  P(consistency of a clean summary > that of a hallucinating one), ties ½, same bootstrap;
+- seconds per item (median after warm-up, and mean);
+then the LLM path with a counting chat model (a scripted LangChain model defined here, in the
+benchmark, never in product code): model calls per item against 4 + ⌈(N + N')/10⌉.
+
+    .venv/bin/python bench/bench_cef.py [--data human_scored_summaries.jsonl] [--limit N] [--n 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import re
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from clinjudge.datasets.items import Item
+from clinjudge.evaluators import BuildOptions, build_evaluator
+from clinjudge.metrics.agreement import agreement, spearman
+from clinjudge.metrics.auroc import pair_outcomes
+
+DEFAULT_DATA = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "mts-dialog"
+    / "human_scored_summaries.jsonl"
+)
+
+
+class CountingChatModel(BaseChatModel):
+    """Answers CEF prompts with schema-valid JSON (generation: n YES-questions quoting the text;
+    answers: YES to every question id) and counts its calls."""
+
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "counting"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        self.calls += 1
+        text = "\n".join(str(m.content) for m in messages)
+        wanted = re.search(r"Write (\d+) questions", text)
+        if wanted:
+            body_text = text.split("<<<", 1)[-1].split(">>>", 1)[0]
+            sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", body_text) if s.strip()]
+            body = {
+                "questions": [
+                    {"question": f"Does the text say: {s}?", "answer": "YES", "quote": s}
+                    for s in sentences[: int(wanted.group(1))]
+                ]
+            }
+        else:
+            ids = dict.fromkeys(re.findall(r'"id":\s*"([ds]\d+)"', text))
+            body = {"answers": [{"id": i, "answer": "YES"} for i in ids]}
+        message = AIMessage(json.dumps(body), response_metadata={"model_name": "counting"})
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def load(path: Path, limit: int | None) -> list[dict]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return rows[:limit] if limit else rows
+
+
+def item_of(row: dict) -> Item:
+    return Item(id=str(row["row"]), transcript=row["dialogue"], note=row["automatic_summary"])
+
+
+def auroc(scores: np.ndarray, positive: np.ndarray) -> float:
+    """P(score of a negative item > score of a positive item), ties ½ (metrics.auroc)."""
+    clean, flagged = scores[positive == 0], scores[positive == 1]
+    if not len(clean) or not len(flagged):
+        return math.nan
+    u = pair_outcomes([c for c in clean for _ in flagged], [f for _ in clean for f in flagged])
+    return float(np.mean([x for x in u if x is not None]))
+
+
+def show(name: str, estimate) -> None:
+    if estimate.value is None:
+        print(f"{name}: undefined (n={estimate.n})")
+        return
+    lo, hi = estimate.ci95
+    print(f"{name}: {estimate.value:.3f} (95% CI {lo:.3f} to {hi:.3f}, n={estimate.n})")
+
+
+async def offline(rows: list[dict], n: int) -> None:
+    judge = build_evaluator(
+        "cef", BuildOptions(backend="offline", options={"n_source": n, "n_summary": n})
+    )
+    await judge.evaluate(item_of(rows[0]))  # warm-up: embedding model, knowledge base
+    results, seconds = [], []
+    started = time.perf_counter()
+    for row in rows:
+        t = time.perf_counter()
+        results.append(await judge.evaluate(item_of(row)))
+        seconds.append(time.perf_counter() - t)
+    wall = time.perf_counter() - started
+    human = [r["human"] for r in rows]
+    by_dialogue = {"clusters": [r["dialogue_id"] for r in rows]}
+    cov = [r["coverage"] for r in results]
+    cons = [r["consistency"] for r in results]
+    print(f"\n== offline CEF, {len(rows)} summaries, N = N' = {n}, {wall:.1f} s wall ==")
+    summary = judge.summarize(results)
+    for metric, h in summary["headline"].items():
+        value = "n/a" if h["value"] is None else f"{h['value']:.1f}"
+        ci = "" if h["ci95"] is None else f" [{h['ci95'][0]:.1f}–{h['ci95'][1]:.1f}]"
+        print(f"  mean {metric:>11}: {value}{ci} (n={h['n']}, excluded {h['excluded']})")
+    print(f"  totals: {summary['totals']}")
+    show(
+        "Spearman coverage vs FactualRecall",
+        agreement(spearman, cov, [h["FactualRecall"] for h in human], **by_dialogue),
+    )
+    show(
+        "Spearman consistency vs FactualPrecision",
+        agreement(spearman, cons, [h["FactualPrecision"] for h in human], **by_dialogue),
+    )
+    show(
+        "Spearman overall vs FactualF1",
+        agreement(
+            spearman,
+            [r["overall"] for r in results],
+            [h["FactualF1"] for h in human],
+            **by_dialogue,
+        ),
+    )
+    hallucinating = [1.0 if h["HallucinationRate"] > 0 else 0.0 for h in human]
+    show(
+        f"AUROC consistency, HallucinationRate > 0 ({int(sum(hallucinating))} positives)",
+        agreement(auroc, cons, hallucinating, **by_dialogue),
+    )
+    print(
+        f"seconds per item: median {statistics.median(seconds):.2f}, "
+        f"mean {statistics.mean(seconds):.2f}, max {max(seconds):.2f}"
+    )
+
+
+async def llm_calls(rows: list[dict], n: int, count: int = 10) -> None:
+    bound = 4 + math.ceil((n + n) / 10)
+    worst = 0
+    for row in rows[:count]:
+        model = CountingChatModel()
+        judge = build_evaluator(
+            "cef",
+            BuildOptions(backend="llm", chat_model=model, options={"n_source": n, "n_summary": n}),
+        )
+        result = await judge.evaluate(item_of(row))
+        worst = max(worst, model.calls)
+        print(
+            f"item {row['row']}: {result['n_source_questions']}+{result['n_summary_questions']} "
+            f"questions asked, {model.calls} calls"
+        )
+    print(f"max calls per item {worst} (bound 4 + ⌈(N+N')/10⌉ = {bound}; reference code: 32)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--n", type=int, default=10, help="N = N' questions per side")
+    args = parser.parse_args()
+    rows = load(args.data, args.limit)
+    asyncio.run(offline(rows, args.n))
+    asyncio.run(llm_calls(rows, args.n))
+
+
+if __name__ == "__main__":
+    main()

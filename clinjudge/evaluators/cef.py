@@ -1,0 +1,176 @@
+"""CEF (SPEC §2) as an :class:`~clinjudge.evaluators.base.Evaluator` of ``clinjudge compare``.
+
+Options (``BuildOptions.options``, e.g. ``--option cef.n_source=12``): ``n_source`` (N, default
+10) and ``n_summary`` (N', default 10) questions per side, ``task`` ``"summary"`` (default) or
+``"note"`` (no conciseness; overall = mean of coverage, conformity, consistency). ``claims`` (a
+SOAP-judge setting compare hands to every judge) is ignored.
+
+A row is the item's :class:`~clinjudge.cef.result.CefResult` under its ``id`` (scores, counts,
+every question with its answers and span, seconds); ``retry`` marks a row that lost answers to
+failed calls. ``score(row)`` = overall; the flagged spans are the spans in S of the S-questions
+the source answers IDK or NO.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from clinjudge.cef.factory import CefSetup, build_cef
+from clinjudge.cef.result import CefResult
+from clinjudge.cef.scores import TASKS, TOKENIZER
+from clinjudge.datasets.items import Item
+from clinjudge.errors import ConfigError
+from clinjudge.evaluators.base import BuildOptions
+from clinjudge.graphs.cef import CefContext, build_graph
+from clinjudge.metrics.intervals import bootstrap_ci
+from clinjudge.runner import RECURSION_LIMIT
+
+SCORES = ("coverage", "conformity", "consistency", "conciseness", "overall")
+DEFAULT_QUESTIONS = 10
+_KNOWN_OPTIONS = frozenset({"n_source", "n_summary", "task", "claims"})
+
+
+class CefEvaluator:
+    name = "cef"
+    kind = "cef"
+    needs_source = True
+
+    def __init__(self, setup: CefSetup, *, n_source: int, n_summary: int, task: str) -> None:
+        self.setup = setup
+        self.options = {"n_source": n_source, "n_summary": n_summary, "task": task}
+        self._graph = build_graph()
+        self._context = CefContext(
+            backend=setup.backend,
+            n_source=n_source,
+            n_summary=n_summary,
+            task=task,  # type: ignore[arg-type]
+        )
+
+    def identity(self) -> dict[str, Any]:
+        p = self.setup.provenance
+        return {
+            "backend": p["backend"],
+            "model": p.get("model"),
+            "decoding": p.get("decoding"),
+            "prompts": [ref["sha256"] for ref in p.get("prompts", [])],
+            "options": self.options,
+        }
+
+    def provenance(self) -> dict[str, Any]:
+        return {**self.setup.provenance, "options": self.options, "tokenizer": TOKENIZER}
+
+    def usage(self) -> dict[str, int] | None:
+        return self.setup.caller.usage.as_dict() if self.setup.caller else None
+
+    async def evaluate(self, item: Item) -> dict[str, Any]:
+        final = await self._graph.ainvoke(
+            {"item_id": item.id, "source": item.transcript, "summary": item.note},
+            context=self._context,
+            config={"recursion_limit": RECURSION_LIMIT},
+        )
+        result = CefResult.model_validate(final["result"])
+        return {**final["result"], "id": item.id, "retry": result.lost_to_errors}
+
+    def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """``headline``: per score, the mean over the items where it is defined, its 95%
+        percentile-bootstrap interval (items resampled), items used (``n``) and items excluded
+        (no parsed answer on that side); plus totals of questions, drops and failures."""
+        scores: dict[str, dict[str, Any]] = {}
+        for name in SCORES:
+            values = [r[name] for r in rows if r.get(name) is not None]
+            mean = float(np.mean(values)) if values else None
+            ci = list(bootstrap_ci(values)) if values else None
+            scores[name] = {
+                "value": mean,
+                "ci95": ci,
+                "n": len(values),
+                "excluded": len(rows) - len(values),
+            }
+        totals = {
+            key: sum(int(r.get(key, 0)) for r in rows)
+            for key in (
+                "n_source_questions",
+                "n_summary_questions",
+                "generated_source",
+                "generated_summary",
+                "dropped_label_source",
+                "dropped_label_summary",
+                "dropped_self_source",
+                "dropped_self_summary",
+                "parse_failures",
+                "errors",
+            )
+        }
+        seconds = [r.get("seconds", 0.0) for r in rows]
+        return {
+            "kind": self.kind,
+            "headline": scores,
+            "n_items": len(rows),
+            "totals": totals,
+            "parse_failures": totals["parse_failures"],
+            "generation_failures": sum(len(r.get("failures", [])) for r in rows),
+            "seconds_per_item_median": float(np.median(seconds)) if seconds else None,
+            "options": self.options,
+            "note": "scores in percent over each item's parsed cross answers; means over items "
+            "where the score is defined (excluded: items with no parsed answer on that side)",
+        }
+
+    def item_scores(self, row: dict[str, Any]) -> dict[str, Any]:
+        keys = (*SCORES, "n_source_questions", "n_summary_questions", "parse_failures")
+        return {key: row.get(key) for key in keys}
+
+    def score(self, row: dict[str, Any]) -> float | None:
+        return row.get("overall")
+
+    def flagged_spans(self, row: dict[str, Any]) -> list[tuple[int, int]]:
+        return [
+            (q.span[0], q.span[1]) for q in CefResult.model_validate(row).unsupported() if q.span
+        ]
+
+    def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """One line per generated question: side, question, fact, own and cross answers,
+        status and span in its own text."""
+        return [
+            {
+                "id": row["id"],
+                "judge": self.name,
+                "question_id": q["id"],
+                "side": q["side"],
+                "question": q["question"],
+                "fact": q["fact"],
+                "own_answer": q["own_answer"],
+                "cross_answer": q["cross_answer"],
+                "status": q["status"],
+                "span": q["span"],
+                "detail": q["detail"],
+            }
+            for q in row.get("questions", [])
+        ]
+
+
+def build(options: BuildOptions) -> CefEvaluator:
+    """A CEF judge from ``options`` (module docstring for ``options.options``)."""
+    opts = dict(options.options)
+    unknown = sorted(set(opts) - _KNOWN_OPTIONS)
+    if unknown:
+        raise ConfigError(f"unknown cef option {unknown[0]!r}: use n_source, n_summary or task")
+    counts = {}
+    for key in ("n_source", "n_summary"):
+        value = opts.get(key, DEFAULT_QUESTIONS)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"cef option {key} must be a whole number ≥ 1 (got {value!r})")
+        counts[key] = value
+    task = opts.get("task", "summary")
+    if task not in TASKS:
+        raise ConfigError(f"cef option task must be summary or note (got {task!r})")
+    setup = build_cef(
+        options.backend,
+        settings=options.settings,
+        chat_model=options.chat_model,
+        prompt_overrides=options.prompt_overrides,
+        knowledge=options.knowledge,
+        cache=options.cache,
+    )
+    return CefEvaluator(setup, task=task, **counts)
