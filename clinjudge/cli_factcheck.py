@@ -1,0 +1,136 @@
+"""``clinjudge factcheck``: claim-level fact-checking of one answer (SPEC §3).
+
+    clinjudge factcheck --answer a.txt [--question q.txt] [--corpus passages.jsonl]
+    clinjudge factcheck --answer a.txt --search searxng --search-url http://localhost:8888 --json
+
+Conventions of :mod:`clinjudge.cli`: bad input exits with code 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JSON_KEYS = ("claims", "unsupported_rate", "ci95", "checkable_rate")
+
+
+def factcheck(
+    answer: Annotated[Path, typer.Option(help="The answer to check (text file).")],
+    question: Annotated[
+        Path | None, typer.Option(help="The question it answers (text file, optional).")
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="Evidence corpus: JSONL with id, text and optional url/title per line."),
+    ] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(
+            help="Search backend: knowledge (the default), searxng, brave, tavily or serper "
+            "(keys from BRAVE_API_KEY / TAVILY_API_KEY / SERPER_API_KEY)."
+        ),
+    ] = None,
+    search_url: Annotated[
+        str | None,
+        typer.Option(help="Base URL of the search API (SearXNG: required, or SEARXNG_URL)."),
+    ] = None,
+    k: Annotated[int, typer.Option(help="Evidence passages per claim.", min=1)] = 5,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help="offline: rules and the offline verifier, no API. llm: CLINJUDGE_MODEL at "
+            "OPENAI_BASE_URL. auto: llm when CLINJUDGE_MODEL is set, else offline.",
+        ),
+    ] = "auto",
+    prompt: Annotated[
+        list[str] | None,
+        typer.Option(help="Replace a prompt: NAME=PATH, e.g. factcheck.rate=my_rate.md."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Decompose an answer into claims, search evidence for each relevant one and rate it from
+    the evidence alone; print the claims and the unsupported-claim rate with its 95% interval."""
+    from clinjudge.cli import (
+        UsageError,
+        check_choice,
+        one_line_errors,
+        prompt_overrides,
+        read_text_file,
+    )
+
+    with one_line_errors():
+        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        if corpus is not None and search is not None:
+            raise UsageError("give either --corpus or --search, not both")
+        answer_text = read_text_file(answer, "answer")
+        question_text = read_text_file(question, "question") if question else None
+        from clinjudge.factcheck.setup import build_factcheck
+        from clinjudge.graphs.factcheck import FactcheckContext, build_graph, check_answer
+
+        setup = build_factcheck(
+            backend,
+            prompt_overrides=prompt_overrides(prompt),
+            search=search,
+            search_url=search_url,
+            corpus=corpus,
+            k=k,
+        )
+        result = asyncio.run(
+            check_answer(
+                build_graph(),
+                FactcheckContext(setup),
+                answer_id=answer.stem,
+                answer=answer_text,
+                question=question_text,
+            )
+        )
+    data = result.model_dump(mode="json")
+    if as_json:
+        payload = {key: data[key] for key in JSON_KEYS}
+        payload |= {k_: v for k_, v in data.items() if k_ not in JSON_KEYS}
+        payload["provenance"] = setup.provenance
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        return
+    print_result(data)
+
+
+def print_result(data: dict) -> None:
+    from rich.table import Table
+
+    from clinjudge.cli import stdout
+    from clinjudge.report.formatting import truncate
+
+    table = Table(title=f"fact-check ({data['backend']}, search: {data['search']})")
+    for column in ("id", "label", "verdict", "checkable", "claim", "evidence"):
+        table.add_column(column, overflow="fold")
+    for c in data["claims"]:
+        if c["failure"]:
+            verdict = f"[yellow]{c['failure']['kind']}"
+            evidence = truncate(c["failure"]["reason"], 60)
+        else:
+            verdict = {"supported": "[green]supported", "not_supported": "[red]not supported"}.get(
+                c["verdict"] or "", "[dim]not checked"
+            )
+            evidence = "; ".join(
+                f"{p['url'] or p['id']}: {truncate(p['text'], 50)}" for p in c["evidence"][:2]
+            )
+        checkable = "" if c["checkable"] is None else ("yes" if c["checkable"] else "no")
+        table.add_row(c["id"], c["label"], verdict, checkable, truncate(c["text"], 70), evidence)
+    stdout.print(table)
+    rate = data["unsupported_rate"]
+    lo, hi = data["ci95"]
+    shown = "n/a" if rate is None else f"{rate:.1%}"
+    checkable = "n/a" if data["checkable_rate"] is None else f"{data['checkable_rate']:.1%}"
+    stdout.print(
+        f"unsupported {shown} (95% CI {lo:.1%}–{hi:.1%}) = {data['n_not_supported']}/"
+        f"{data['n_rated']} rated relevant claims; checkable {checkable}; "
+        f"{data['n_claims']} claims, {data['n_relevant']} relevant, "
+        f"{data['n_excluded']} excluded ({data['parse_failures']} parse failures, "
+        f"{data['errors']} errors)"
+    )

@@ -1,0 +1,154 @@
+"""Build a configured fact-checker: decomposer, query writer, rater, search backend, provenance.
+
+Backends (DESIGN "Two backends"): ``offline`` — sentence claims labelled by rules
+(:mod:`.decompose`), claim + key-concept queries (:mod:`.queries`), the offline verifier over the
+retrieved passages (:mod:`.rate`); ``llm`` — the three ``factcheck.*`` prompts (:mod:`.llm`).
+``auto`` picks ``llm`` when a model is configured. The search backend is independent of both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from langchain_core.language_models import BaseChatModel
+
+from clinjudge import __version__
+from clinjudge.errors import ConfigError
+from clinjudge.factcheck.decompose import decompose
+from clinjudge.factcheck.llm import LLMDecomposer, LLMQueryWriter, LLMRater
+from clinjudge.factcheck.models import FactClaim
+from clinjudge.factcheck.queries import offline_queries
+from clinjudge.factcheck.rate import ClaimRater, OfflineRater
+from clinjudge.judges.factory import resolve_backend
+from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller, make_chat_model
+from clinjudge.prompts import Prompt, load_prompt
+from clinjudge.search import SearchBackend, make_search
+from clinjudge.types import CallError, ParseFailure
+
+PROMPT_NAMES: tuple[str, ...] = ("factcheck.decompose", "factcheck.queries", "factcheck.rate")
+DEFAULT_K = 5
+
+
+class Decomposer(Protocol):
+    async def decompose(
+        self, answer: str, question: str | None
+    ) -> tuple[list[FactClaim], dict[str, object]]: ...
+
+
+class QueryWriter(Protocol):
+    async def queries(
+        self, claim: FactClaim, question: str | None
+    ) -> list[str] | ParseFailure | CallError: ...
+
+
+class OfflineDecomposer:
+    method = "offline"
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    async def decompose(
+        self, answer: str, question: str | None
+    ) -> tuple[list[FactClaim], dict[str, object]]:
+        claims = decompose(answer, self.kb, question)
+        return claims, {"method": self.method, "failure": None, "n_claims": len(claims)}
+
+
+class OfflineQueryWriter:
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    async def queries(self, claim: FactClaim, question: str | None) -> list[str]:
+        return offline_queries(claim.text, self.kb)
+
+
+@dataclass
+class FactcheckSetup:
+    decomposer: Decomposer
+    query_writer: QueryWriter
+    rater: ClaimRater
+    search: SearchBackend
+    backend: str
+    k: int = DEFAULT_K
+    caller: StructuredCaller | None = None
+    prompts: list[Prompt] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+def build_factcheck(
+    backend: str | None = None,
+    *,
+    settings: LLMSettings | None = None,
+    chat_model: BaseChatModel | None = None,
+    prompt_overrides: dict[str, Path] | None = None,
+    knowledge: KnowledgeBase | None = None,
+    cache: ResponseCache | None = None,
+    search: str | None = None,
+    search_url: str | None = None,
+    corpus: str | Path | None = None,
+    search_backend: SearchBackend | None = None,
+    k: int = DEFAULT_K,
+) -> FactcheckSetup:
+    """A fact-checker on ``backend`` with the search backend ``search_backend`` or the one that
+    ``search``/``search_url``/``corpus`` configure (:func:`clinjudge.search.make_search`).
+
+    Raises:
+        ConfigError: unknown backend, llm without a model, unknown prompt or search, missing key.
+    """
+    if k < 1:
+        raise ConfigError(f"k must be at least 1, got {k}")
+    settings = settings or LLMSettings()
+    if chat_model is not None:
+        resolved = "offline" if backend == "offline" else "llm"
+    else:
+        resolved = resolve_backend(backend, settings)
+    overrides = prompt_overrides or {}
+    unknown = set(overrides) - set(PROMPT_NAMES)
+    if unknown:
+        raise ConfigError(f"no prompt named {sorted(unknown)[0]!r} in the fact-checker")
+    kb = knowledge or KnowledgeBase.default()
+    engine = search_backend or make_search(
+        search, search_url=search_url, corpus=corpus, knowledge=kb
+    )
+    provenance: dict[str, Any] = {
+        "package_version": __version__,
+        "backend": resolved,
+        "search": engine.describe(),
+        "k": k,
+        "knowledge": {"digest": kb.digest},
+    }
+    if resolved == "offline":
+        return FactcheckSetup(
+            OfflineDecomposer(kb),
+            OfflineQueryWriter(kb),
+            OfflineRater(kb),
+            engine,
+            "offline",
+            k,
+            provenance={**provenance, "rater": "offline verifier (inference-aware)"},
+        )
+    model = chat_model or make_chat_model(settings)
+    model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
+    caller = StructuredCaller(model, cache=cache, model_id=model_id, decoding=settings.decoding())
+    decompose_p, queries_p, rate_p = (load_prompt(n, overrides.get(n)) for n in PROMPT_NAMES)
+    prompts = [decompose_p, queries_p, rate_p]
+    provenance |= {
+        "model": model_id,
+        "base_url": settings.base_url if chat_model is None else None,
+        "decoding": settings.decoding(),
+        "prompts": [p.ref().model_dump() for p in prompts],
+    }
+    return FactcheckSetup(
+        LLMDecomposer(caller, decompose_p, kb),
+        LLMQueryWriter(caller, queries_p),
+        LLMRater(caller, rate_p),
+        engine,
+        "llm",
+        k,
+        caller,
+        prompts,
+        provenance,
+    )
