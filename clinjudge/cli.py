@@ -349,12 +349,12 @@ def _register_commands() -> None:
 
     app.command()(cef)
     from clinjudge.cli_factcheck import factcheck
+
     app.command()(factcheck)
     from clinjudge.cli_inject import inject
 
     app.command()(inject)
-    from clinjudge.cli_meta_eval import meta_eval
-    app.command("meta-eval")(meta_eval)
+    # META-EVAL-COMMAND (issue 7 registers `meta-eval` here)
 
 
 _register_commands()
