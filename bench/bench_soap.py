@@ -77,9 +77,7 @@ def load(data_dir: Path, limit: int | None) -> Dataset:
 
 
 async def offline(dataset: Dataset) -> dict:
-    judges = {
-        n: SoapEvaluator(n, make_setup(n, "offline")) for n in ("lexical", "inference-aware")
-    }
+    judges = {n: SoapEvaluator(n, make_setup(n, "offline")) for n in ("lexical", "inference-aware")}
     warm = dataset.items[0]
     await ajudge_note(warm.transcript, warm.note, setup=judges["inference-aware"].setup)  # warm-up
     with tempfile.TemporaryDirectory() as out:

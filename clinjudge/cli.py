@@ -338,23 +338,21 @@ def _metric(name: str, value: float | None) -> str:
 
 
 def _register_commands() -> None:
+    from clinjudge.cli_cef import cef
     from clinjudge.cli_detect import detect, gate, pairs
+    from clinjudge.cli_factcheck import factcheck
+    from clinjudge.cli_inject import inject
+    from clinjudge.cli_meta_eval import meta_eval
     from clinjudge.knowledge.cli import knowledge_app
 
+    app.command()(cef)
+    app.command()(factcheck)
     app.command()(detect)
     app.command()(pairs)
     app.command()(gate)
-    app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
-    from clinjudge.cli_cef import cef
-
-    app.command()(cef)
-    from clinjudge.cli_factcheck import factcheck
-
-    app.command()(factcheck)
-    from clinjudge.cli_inject import inject
-
     app.command()(inject)
-    # META-EVAL-COMMAND (issue 7 registers `meta-eval` here)
+    app.command("meta-eval")(meta_eval)
+    app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
 
 
 _register_commands()

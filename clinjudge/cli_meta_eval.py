@@ -1,0 +1,133 @@
+"""``clinjudge meta-eval``: run judges on both members of every matched pair and report what they
+catch and what they leave alone (SPEC §4/§5; definitions in :mod:`clinjudge.meta_eval`).
+
+    clinjudge meta-eval pairs.jsonl --judge lexical,inference-aware --out runs/meta
+
+Conventions of :mod:`clinjudge.cli`: bad input exits with code 2 and one line on stderr, progress
+bars per judge, resumable (re-run the same command to continue).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def meta_eval(
+    pairs: Annotated[
+        Path, typer.Argument(help="Pair JSONL written by `clinjudge inject` (PairRecord lines).")
+    ],
+    out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
+    judge: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated judges: lexical, inference-aware, cef, factcheck. The first "
+            "one's numbers are the report's top-level overall/by_type."
+        ),
+    ] = "lexical",
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="offline: knowledge-grounded rules, no API. llm: CLINJUDGE_MODEL at "
+            "OPENAI_BASE_URL. auto: llm when CLINJUDGE_MODEL is set, else offline."
+        ),
+    ] = "auto",
+    prompt: Annotated[
+        list[str] | None,
+        typer.Option(help="Replace a built-in prompt by a file: NAME=PATH (repeatable)."),
+    ] = None,
+    claims: Annotated[
+        str, typer.Option(help="SOAP judges: split, llm or auto (llm on the llm backend).")
+    ] = "auto",
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option", help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. cef.n_source=12."
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N pairs.", min=1)] = None,
+    concurrency: Annotated[
+        int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
+    ] = 4,
+) -> None:
+    """Meta-evaluate judges on matched pairs: detection rate of injected errors, false-flag rate
+    of legitimate rewrites, paired AUROC, per type and overall with 95% intervals.
+
+    Writes DIR/report.json, report.md, pairs_scored.jsonl (one line per pair and judge: scores,
+    flags at the change, detected / false flag), runs/<judge>.jsonl and detection.png,
+    false_flags.png, auroc.png.
+    """
+    from clinjudge.cli import (
+        check_choice,
+        judge_options,
+        one_line_errors,
+        progress_bars,
+        prompt_overrides,
+        stderr,
+        stdout,
+    )
+
+    with one_line_errors():
+        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(claims, ("auto", "split", "llm"), "--claims")
+        from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names
+        from clinjudge.inject.pairs import read_pairs
+        from clinjudge.knowledge.base import KnowledgeBase
+        from clinjudge.llm import LLMSettings, ResponseCache
+        from clinjudge.meta_eval import run_meta_eval_sync
+
+        names = parse_judge_names(judge)
+        settings_by_judge = judge_options(option, names)
+        overrides = prompt_overrides(prompt)
+        records = read_pairs(pairs)[:limit]
+        kb = KnowledgeBase.default()
+        evaluators = {
+            name: build_evaluator(
+                name,
+                BuildOptions(
+                    backend=backend,
+                    settings=LLMSettings(),
+                    prompt_overrides=overrides,
+                    knowledge=kb,
+                    cache=ResponseCache(),
+                    options={"claims": claims, **settings_by_judge.get(name, {})},
+                ),
+            )
+            for name in names
+        }
+        if all(e.usage() is None for e in evaluators.values()):
+            concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
+        with progress_bars() as progress:
+            result = run_meta_eval_sync(
+                pairs, records, evaluators, out, concurrency=concurrency, progress=progress
+            )
+    print_meta_eval_table(result.report, stdout)
+    for name, failures in result.report.get("failed_items", {}).items():
+        stderr.print(f"[yellow]{name}: {len(failures)} items failed and will be retried on re-run")
+    stdout.print("wrote " + ", ".join(str(f) for f in result.files))
+
+
+def print_meta_eval_table(report: dict, console) -> None:
+    """The per type × judge table of report.md, as rich tables (errors, then rewrites)."""
+    from rich.table import Table
+
+    from clinjudge.report.meta_eval_report import (
+        KIND_LABEL,
+        TABLE_HEADERS,
+        blocks_by_kind,
+        table_row,
+    )
+
+    for kind in ("error", "rewrite"):
+        rows = [table_row(t, j, b) for t, j, b in blocks_by_kind(report, kind)]
+        if all(r[2] == "0" for r in rows):
+            continue
+        rate = "detection rate" if kind == "error" else "false-flag rate"
+        table = Table(title=f"{KIND_LABEL[kind]}: {rate}, paired AUROC", header_style="bold")
+        for column in TABLE_HEADERS:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)

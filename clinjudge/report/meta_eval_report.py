@@ -1,0 +1,155 @@
+"""Write a meta-evaluation report (``clinjudge meta-eval``, SPEC §4/§5) to a directory:
+``report.json``, ``report.md`` and the plots of :mod:`clinjudge.report.meta_eval_plots`.
+
+The ``report`` dict (built by :func:`clinjudge.meta_eval.run_meta_eval`)::
+
+    {"pairs": {"path", "sha256", "n", "by_kind": {kind: n}, "by_type": {type: n}},
+     "judges": {name: {"overall": {"errors": BLOCK, "rewrites": BLOCK},
+                       "by_type": {type: BLOCK}}},
+     "overall": <first judge's overall>, "by_type": <first judge's by_type>, "first_judge": name,
+     "failed_items": {judge: {item_id: reason}}, "usage": {judge: {...}},
+     "seconds": {judge: float}, "resumed_items": {judge: int}, "method": {...},
+     "provenance": {...}}
+
+``seconds`` is the wall time of this invocation; items read back from an earlier run
+(``resumed_items``) cost none.
+
+    BLOCK = {"kind", "n", "n_judged", "excluded", "flagged", "rate",
+             "detection_rate" | "false_flag_rate", "ci95", "wilson95", "differential",
+             "differential_n", "differential_rate", "differential_ci95", "auroc", "auroc_ci95",
+             "win", "tie", "loss", "auroc_n", "auroc_excluded"}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from clinjudge.report.compare import to_json_ready
+from clinjudge.report.formatting import is_number, markdown_table, percent, percent_interval
+from clinjudge.report.meta_eval_plots import write_meta_eval_plots
+
+KIND_LABEL = {"error": "injected errors", "rewrite": "legitimate rewrites"}
+OVERALL_KEY = {"error": "errors", "rewrite": "rewrites"}
+TABLE_HEADERS = (
+    "type",
+    "judge",
+    "n",
+    "rate",
+    "95% CI",
+    "Wilson 95%",
+    "differential",
+    "AUROC [95% CI]",
+    "win/tie/loss",
+    "excluded (rate/AUROC)",
+)
+
+
+def write_meta_eval_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
+    """Write ``report.json`` (strict JSON), the plots whose data is present and ``report.md``
+    embedding them; return the files written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / "report.json"
+    json_path.write_text(
+        json.dumps(to_json_ready(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
+    plots = write_meta_eval_plots(report, out_dir)
+    md_path = out_dir / "report.md"
+    md_path.write_text(
+        render_meta_eval_markdown(report, images=[p.name for p in plots]), encoding="utf-8"
+    )
+    return [json_path, md_path, *plots]
+
+
+def blocks_by_kind(report: dict[str, Any], kind: str) -> Iterator[tuple[str, str, dict]]:
+    """``(type, judge, block)`` for every type of ``kind`` (types in report order, then the
+    overall block under the label ``all errors`` / ``all rewrites``), judges in report order."""
+    judges: dict[str, dict] = report.get("judges") or {}
+    types = list(
+        dict.fromkeys(
+            t for j in judges.values() for t, b in j["by_type"].items() if b["kind"] == kind
+        )
+    )
+    for t in types:
+        for name, j in judges.items():
+            if t in j["by_type"]:
+                yield t, name, j["by_type"][t]
+    for name, j in judges.items():
+        yield f"all {OVERALL_KEY[kind]}", name, j["overall"][OVERALL_KEY[kind]]
+
+
+def table_row(type_: str, judge: str, b: dict[str, Any]) -> list[str]:
+    """One row of :data:`TABLE_HEADERS` (shared by report.md, the CLI and the benchmark)."""
+    wtl = (
+        "n/a"
+        if b["win"] is None
+        else f"{percent(b['win'], 0)}/{percent(b['tie'], 0)}/{percent(b['loss'], 0)}"
+    )
+    return [
+        type_,
+        judge,
+        str(b["n"]),
+        f"{percent(b['rate'])} ({b['flagged']}/{b['n_judged']})",
+        percent_interval(b["ci95"]),
+        percent_interval(b["wilson95"]),
+        f"{percent(b['differential_rate'])} ({b['differential']}/{b['differential_n']})",
+        _auroc(b["auroc"], b["auroc_ci95"]),
+        wtl,
+        f"{b['excluded']}/{b['auroc_excluded']}",
+    ]
+
+
+def _auroc(value: Any, ci: Any) -> str:
+    """``0.912 [0.85, 0.96]``; ``n/a`` without a value."""
+    if not is_number(value):
+        return "n/a"
+    if not ci or not all(is_number(v) for v in ci):
+        return f"{value:.3f}"
+    return f"{value:.3f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def render_meta_eval_markdown(report: dict[str, Any], images: list[str] | None = None) -> str:
+    pairs = report.get("pairs") or {}
+    kinds = ", ".join(f"{n} {k}" for k, n in (pairs.get("by_kind") or {}).items())
+    lines = [
+        "# Judge meta-evaluation on matched pairs",
+        "",
+        f"Pairs: `{pairs.get('path')}` (sha256 `{str(pairs.get('sha256'))[:12]}…`), "
+        f"{pairs.get('n')} pairs ({kinds}). Judges: {', '.join(report.get('judges') or {})}; "
+        f"the top-level `overall`/`by_type` of report.json are those of "
+        f"`{report.get('first_judge')}`.",
+        "",
+        "Rate = pairs whose edited text has a flag overlapping the changed span / pairs whose "
+        "edited text was judged: the **detection rate** for injected errors (higher is better), "
+        "the **false-flag rate** for legitimate rewrites (lower is better). Differential = "
+        "flagged at the change in the edited text and not at the same place in the original. "
+        "Paired AUROC = P(score original > score edited) + ½·P(tie): near 1 for errors, near "
+        "0.5 for rewrites is good. Intervals: 95% percentile bootstrap over pairs clustered by "
+        "source note (degenerate at 0% and 100%: read the Wilson interval there). "
+        "*excluded* = pairs left out of the rate / of the AUROC because a side could not be "
+        "judged.",
+    ]
+    for kind in ("error", "rewrite"):
+        rows = [table_row(t, j, b) for t, j, b in blocks_by_kind(report, kind)]
+        if any(r[2] != "0" for r in rows):
+            lines += ["", f"## {KIND_LABEL[kind].capitalize()}", ""]
+            lines.append(markdown_table(TABLE_HEADERS, rows))
+    failed = report.get("failed_items") or {}
+    if failed:
+        lines += ["", "## Failed items", ""]
+        for judge, items in failed.items():
+            lines.append(f"- {judge}: {len(items)} items failed (re-run to retry)")
+    seconds = report.get("seconds") or {}
+    resumed = report.get("resumed_items") or {}
+    if seconds:
+        times = ", ".join(
+            f"{n} {s:.1f} s ({resumed.get(n, 0)} items resumed)" for n, s in seconds.items()
+        )
+        lines += ["", f"Run time of this invocation: {times}."]
+    for image in images or []:
+        lines += ["", f"![{image}]({image})"]
+    return "\n".join(lines) + "\n"
