@@ -37,7 +37,7 @@ from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
-from clinjudge.text.normalize import content_tokens, word_tokens
+from clinjudge.text.normalize import content_token_spans, content_tokens
 from clinjudge.text.quantities import extract_quantities
 from clinjudge.types import Claim, KnowledgeEntry, Mode, Outcome, Verdict
 
@@ -303,14 +303,11 @@ def claim_tokens(text: str) -> list[tuple[str, int, int]]:
     state nothing."""
     label = _LABEL.match(text)
     skip = label.end() if label and len(label.group().split()) <= 4 else 0
-    found = []
-    for word, start, end in word_tokens(text):
-        if start < skip:
-            continue
-        for token in content_tokens(word):
-            if token not in POLARITY_WORDS:
-                found.append((token, start, end))
-    return found
+    return [
+        (token, start, end)
+        for token, start, end in content_token_spans(text)
+        if start >= skip and token not in POLARITY_WORDS
+    ]
 
 
 def _coverage(analysis: ClaimAnalysis, pool: set[str]) -> float:

@@ -80,20 +80,26 @@ def word_tokens(text: str) -> list[tuple[str, int, int]]:
 
 def content_tokens(text: str) -> list[str]:
     """Normalised content tokens of ``text`` (module docstring for the rules)."""
+    return [token for token, _, _ in content_token_spans(text)]
+
+
+def content_token_spans(text: str) -> list[tuple[str, int, int]]:
+    """:func:`content_tokens` with the character span each token was read from (a spelled
+    number such as "twenty six" is one token, "26", spanning both words)."""
     low = lower_same_length(text)
     spelled = {
         s: (e, v)
         for s, e, v in iter_spelled_numbers(_MARKUP_RE.sub(lambda m: " " * len(m.group()), low))
     }
-    out: list[str] = []
+    out: list[tuple[str, int, int]] = []
     skip_until = -1
     prev = ""
-    for word, s, _ in word_tokens(text):
+    for word, s, e in word_tokens(text):
         if s < skip_until:
             continue
         if s in spelled:
             end, value = spelled[s]
-            out.append(format_number(value))
+            out.append((format_number(value), s, end))
             skip_until, prev = end, ""
             continue
         if word == "right" and prev in ("all", "alright"):
@@ -104,7 +110,7 @@ def content_tokens(text: str) -> list[str]:
         if word in _DROP:
             continue
         if word.endswith("n't"):  # "doesn't", "have n't", "can't" → "not"
-            out.append("not")
+            out.append(("not", s, e))
             continue
-        out.append(canonical_unit(word) or stem(word))
+        out.append((canonical_unit(word) or stem(word), s, e))
     return out
