@@ -1,8 +1,10 @@
-"""Python entry points: judge one note, or compare judges over a dataset.
+"""Python entry points: judge one note, or score one text with any judge of ``compare``.
 
-    >>> from clinjudge.api import judge_note
+    >>> from clinjudge.api import judge_note, evaluate
     >>> result = judge_note(transcript_text, note_text, mode="inference-aware")
     >>> result.report.hallucination_rate, result.rows()[0]["tier"]
+    >>> evaluate("cef", summary_text, source=dialogue_text)["overall"]
+    >>> evaluate("factcheck", answer_text, meta={"evidence": passages})["unsupported_rate"]
 
 Backends: ``offline`` (default when no model is configured), ``llm`` (``CLINJUDGE_MODEL`` /
 ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, or any LangChain chat model passed as ``chat_model``).
@@ -14,9 +16,12 @@ import asyncio
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from clinjudge.datasets.items import Item
+from clinjudge.evaluators.base import BuildOptions, build_evaluator
 from clinjudge.graphs.soap_judge import JudgeContext, build_graph
 from clinjudge.judges.factory import JudgeSetup, build_judge
 from clinjudge.judges.note_report import claim_rows, note_summary
@@ -101,3 +106,25 @@ async def ajudge_note(
 def judge_note(transcript: str, note: str, **options) -> JudgeResult:
     """Synchronous wrapper of `ajudge_note`."""
     return asyncio.run(ajudge_note(transcript, note, **options))
+
+
+async def aevaluate(
+    judge: str,
+    text: str,
+    *,
+    source: str = "",
+    meta: dict[str, Any] | None = None,
+    options: BuildOptions | None = None,
+) -> dict[str, Any]:
+    """The row of judge ``judge`` (``lexical``, ``inference-aware``, ``cef``, ``factcheck``)
+    for one text: ``source`` is what it is checked against (a transcript or dialogue; none for
+    the fact-checker), ``meta`` the item's other fields (``question``, ``evidence``),
+    ``options`` how the judge is built (backend, model, judge settings)."""
+    evaluator = build_evaluator(judge, options or BuildOptions())
+    item = Item(id="text", transcript=source, note=text, meta=meta or {})
+    return await evaluator.evaluate(item)
+
+
+def evaluate(judge: str, text: str, **kwargs: Any) -> dict[str, Any]:
+    """Synchronous wrapper of `aevaluate`."""
+    return asyncio.run(aevaluate(judge, text, **kwargs))

@@ -28,8 +28,8 @@ def inject(
     out: Annotated[
         Path,
         typer.Option(
-            help="Pair file to write (JSONL). Beside it: <stem>.stats.json (acceptance per type, "
-            "provenance) and <stem>.outcomes.jsonl (every attempt, discards with reasons)."
+            help="Pair file to write (JSONL). Beside it: `<stem>.stats.json` (acceptance per type, "
+            "provenance) and `<stem>.outcomes.jsonl` (every attempt, discards with reasons)."
         ),
     ],
     types: Annotated[
@@ -69,7 +69,7 @@ def inject(
     touched, net length change, separate regions) — a rewrite of the whole note never passes.
     With --backend llm, both applicability models must say the type applies (else nothing is
     injected), and an edit failing the shape check or the validator is regenerated once, then
-    discarded with its reason. Pair ids are <item id>:<type>. Re-run the same command to resume.
+    discarded with its reason. Pair ids are `<item id>:<type>`. Re-run the same command to resume.
     """
     from clinjudge.cli import check_choice, one_line_errors, progress_bars, prompt_overrides
 

@@ -56,7 +56,7 @@ def meta_eval(
     of legitimate rewrites, paired AUROC, per type and overall with 95% intervals.
 
     Writes DIR/report.json, report.md, pairs_scored.jsonl (one line per pair and judge: scores,
-    flags at the change, detected / false flag), runs/<judge>.jsonl and detection.png,
+    flags at the change, detected / false flag), `runs/<judge>.jsonl` and detection.png,
     false_flags.png, auroc.png.
     """
     from clinjudge.cli import (

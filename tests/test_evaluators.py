@@ -166,3 +166,23 @@ def test_answer_datasets_load_without_a_source_column(tmp_path):
     assert data.items[0].meta["evidence"] == ["5 mg daily"]
     with pytest.raises(DatasetError, match="transcript"):
         load_items(path)
+
+
+def test_api_evaluate_scores_one_text_with_any_judge(kb):
+    from clinjudge.api import evaluate
+
+    row = evaluate(
+        "factcheck",
+        "Metformin is first-line therapy for type 2 diabetes. Take 5000 mg of metformin daily.",
+        meta={
+            "evidence": [
+                "Metformin is the first-line drug for type 2 diabetes; usual doses "
+                "are 500 to 2000 mg per day."
+            ]
+        },
+        options=BuildOptions(backend="offline", knowledge=kb),
+    )
+    verdicts = {c["text"]: c["verdict"] for c in row["claims"]}
+    assert verdicts["Take 5000 mg of metformin daily."] == "not_supported"
+    assert verdicts["Metformin is first-line therapy for type 2 diabetes."] == "supported"
+    assert row["unsupported_rate"] == 0.5
