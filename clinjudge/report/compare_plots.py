@@ -55,7 +55,7 @@ def plot_scores(judges: dict[str, Any], out_dir: Path) -> Path | None:
             panels.append((name, bars))
     if not panels:
         return None
-    fig = _figure(6.5, 1.2 + sum(0.45 * len(bars) + 0.8 for _, bars in panels))
+    fig = new_figure(6.5, 1.2 + sum(0.45 * len(bars) + 0.8 for _, bars in panels))
     axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, (name, bars) in zip(axes, panels, strict=True):
         labels = [metric for metric, _, _ in bars]
@@ -71,7 +71,7 @@ def plot_scores(judges: dict[str, Any], out_dir: Path) -> Path | None:
         ax.set_title(f"{name} (95% interval)", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         ax.set_axisbelow(True)
-    return _save(fig, out_dir / "scores.png")
+    return save_figure(fig, out_dir / "scores.png")
 
 
 def plot_rates(report: dict[str, Any], out_dir: Path) -> Path | None:
@@ -83,7 +83,7 @@ def plot_rates(report: dict[str, Any], out_dir: Path) -> Path | None:
             bars.append((name, int(k), int(n)))
     if not bars:
         return None
-    fig = _figure(max(4.0, 1.4 * len(bars) + 2), 4.2)
+    fig = new_figure(max(4.0, 1.4 * len(bars) + 2), 4.2)
     ax = fig.add_subplot()
     highs = rate_bars(ax, bars, fontsize=9)
     ax.set_ylim(0, min(1.0, max(highs) * 1.3 + 0.02))
@@ -94,7 +94,7 @@ def plot_rates(report: dict[str, Any], out_dir: Path) -> Path | None:
     )
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    return _save(fig, out_dir / "rates.png")
+    return save_figure(fig, out_dir / "rates.png")
 
 
 def rate_bars(ax: Any, bars: list[tuple[str, int, int]], *, fontsize: int = 9) -> list[float]:
@@ -132,7 +132,7 @@ def plot_tiers(report: dict[str, Any], out_dir: Path) -> Path | None:
             rows.append((name, counts))
     if not rows:
         return None
-    fig = _figure(8.0, 2.2 + 0.6 * len(rows))
+    fig = new_figure(8.0, 2.2 + 0.6 * len(rows))
     ax = fig.add_subplot()
     for y, (_, counts) in enumerate(rows):
         total, left = sum(counts), 0.0
@@ -159,7 +159,7 @@ def plot_tiers(report: dict[str, Any], out_dir: Path) -> Path | None:
     ax.set_title("Tier distribution per judge")
     handles = [ax.bar(0, 0, color=TIER_COLOURS[t], label=f"{t} {TIERS[t][0]}") for t in TIERS]
     fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
-    return _save(fig, out_dir / "tiers.png")
+    return save_figure(fig, out_dir / "tiers.png")
 
 
 def plot_per_note(report: dict[str, Any], out_dir: Path) -> Path | None:
@@ -176,7 +176,7 @@ def plot_per_note(report: dict[str, Any], out_dir: Path) -> Path | None:
             points.append((rate_a, rate_b))
     if not points:
         return None
-    fig = _figure(5.2, 5.2)
+    fig = new_figure(5.2, 5.2)
     ax = fig.add_subplot()
     limit = min(1.0, max(0.1, max(max(p) for p in points) * 1.1))
     ax.plot([0, limit], [0, limit], linestyle="--", color="grey", linewidth=1, label="equal rates")
@@ -207,16 +207,17 @@ def plot_per_note(report: dict[str, Any], out_dir: Path) -> Path | None:
     )
     ax.legend(loc="best", fontsize=8)
     ax.grid(alpha=0.3)
-    return _save(fig, out_dir / "per_note.png")
+    return save_figure(fig, out_dir / "per_note.png")
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
+    """A figure with constrained layout on an Agg canvas (no display, no pyplot state)."""
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
 
-def _save(fig: Figure, path: Path) -> Path:
+def save_figure(fig: Figure, path: Path) -> Path:
     """PNG at ``DPI``, cropped to the drawn content (legends below the axes included)."""
     fig.savefig(path, dpi=DPI, format="png", bbox_inches="tight", pad_inches=0.15)
     return path

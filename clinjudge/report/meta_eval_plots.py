@@ -14,7 +14,7 @@ from typing import Any
 
 from matplotlib import colormaps
 
-from clinjudge.report.compare_plots import _figure, _save
+from clinjudge.report.compare_plots import new_figure, save_figure
 from clinjudge.report.formatting import is_number
 
 
@@ -70,7 +70,7 @@ def grouped_bars(
     series = list(dict.fromkeys(s for _, s, _, _ in bars))
     width = 0.8 / len(series)
     colours = colormaps["tab10"]
-    fig = _figure(min(13.0, max(5.0, 0.45 * len(groups) * (len(series) + 1) + 2.0)), 4.8)
+    fig = new_figure(min(13.0, max(5.0, 0.45 * len(groups) * (len(series) + 1) + 2.0)), 4.8)
     ax = fig.add_subplot()
     for i, name in enumerate(series):
         xs, ys, lows, highs = [], [], [], []
@@ -108,4 +108,4 @@ def grouped_bars(
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     fig.legend(loc="outside lower center", ncol=len(series) + 1, fontsize=8, frameon=False)
-    return _save(fig, path)
+    return save_figure(fig, path)

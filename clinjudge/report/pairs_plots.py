@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from clinjudge.report.compare_plots import JUDGE_COLOUR, _figure, _save, rate_bars
+from clinjudge.report.compare_plots import JUDGE_COLOUR, new_figure, rate_bars, save_figure
 from clinjudge.report.formatting import is_number, percent
 
 REFERENCE_COLOUR = "#999999"
@@ -40,7 +40,7 @@ def plot_bcr_vs_f1(reports: Mapping[str, dict[str, Any]], path: Path) -> Path | 
     first = next(iter(reports.values()))
     prevalence = first.get("prevalence") if is_number(first.get("prevalence")) else 0.5
     baseline = first.get("random_baseline") if is_number(first.get("random_baseline")) else 0.25
-    fig = _figure(6.0, 4.8)
+    fig = new_figure(6.0, 4.8)
     ax = fig.add_subplot()
     ax.axhline(baseline, color=REFERENCE_COLOUR, linestyle="--", linewidth=1)
     ax.annotate(
@@ -87,7 +87,7 @@ def plot_bcr_vs_f1(reports: Mapping[str, dict[str, Any]], path: Path) -> Path | 
     ax.set_ylabel("Both-Correct Rate (pairs)")
     ax.set_title("BCR against F1: a high F1 can hide zero discrimination", fontsize=10)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_flag_rate(report: dict[str, Any], path: Path) -> Path | None:
@@ -104,7 +104,7 @@ def plot_flag_rate(report: dict[str, Any], path: Path) -> Path | None:
         ("erroneous notes", sens["k"], sens["n"]),
         ("clean notes", spec["n"] - spec["k"], spec["n"]),
     ]
-    fig = _figure(5.5, 4.2)
+    fig = new_figure(5.5, 4.2)
     ax = fig.add_subplot()
     rate_bars(ax, bars, fontsize=8)
     parity = report.get("prevalence")
@@ -127,4 +127,4 @@ def plot_flag_rate(report: dict[str, Any], path: Path) -> Path | None:
     )
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    return _save(fig, path)
+    return save_figure(fig, path)
