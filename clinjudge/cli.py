@@ -201,28 +201,10 @@ def compare(
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         from clinjudge.compare import run_compare_sync
         from clinjudge.datasets import load_items
-        from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names
-        from clinjudge.knowledge.base import KnowledgeBase
-        from clinjudge.llm import LLMSettings, ResponseCache
 
-        names = parse_judge_names(judges)
-        settings_by_judge = judge_options(option, names)
-        overrides = prompt_overrides(prompt)
-        kb = KnowledgeBase.default()
-        evaluators = {
-            name: build_evaluator(
-                name,
-                BuildOptions(
-                    backend=backend,
-                    settings=LLMSettings(),
-                    prompt_overrides=overrides,
-                    knowledge=kb,
-                    cache=ResponseCache(),
-                    options={"claims": claims, **settings_by_judge.get(name, {})},
-                ),
-            )
-            for name in names
-        }
+        evaluators = build_judges(
+            judges, backend=backend, prompt=prompt, claims=claims, option=option
+        )
         needs_source = any(e.needs_source for e in evaluators.values())
         data = load_items(dataset, limit=limit, require_source=needs_source)
         if all(e.usage() is None for e in evaluators.values()):
@@ -232,6 +214,37 @@ def compare(
                 data, evaluators, out, concurrency=concurrency, progress=progress
             )
     print_compare_summary(result.report, result.files)
+
+
+def build_judges(
+    judges: str, *, backend: str, prompt: list[str] | None, claims: str, option: list[str] | None
+) -> dict:
+    """The judges named in ``judges`` (comma-separated), built from the shared CLI options:
+    ``--backend``, ``--prompt`` overrides, ``--claims`` and ``--option JUDGE.KEY=VALUE``; one
+    knowledge base and one response cache serve them all."""
+    from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names
+    from clinjudge.knowledge.base import KnowledgeBase
+    from clinjudge.llm import LLMSettings, ResponseCache
+
+    names = parse_judge_names(judges)
+    settings_by_judge = judge_options(option, names)
+    overrides = prompt_overrides(prompt)
+    kb = KnowledgeBase.default()
+    cache = ResponseCache()
+    return {
+        name: build_evaluator(
+            name,
+            BuildOptions(
+                backend=backend,
+                settings=LLMSettings(),
+                prompt_overrides=overrides,
+                knowledge=kb,
+                cache=cache,
+                options={"claims": claims, **settings_by_judge.get(name, {})},
+            ),
+        )
+        for name in names
+    }
 
 
 def judge_options(items: list[str] | None, names: list[str]) -> dict[str, dict[str, object]]:

@@ -60,11 +60,10 @@ def meta_eval(
     false_flags.png, auroc.png.
     """
     from clinjudge.cli import (
+        build_judges,
         check_choice,
-        judge_options,
         one_line_errors,
         progress_bars,
-        prompt_overrides,
         stderr,
         stdout,
     )
@@ -72,31 +71,13 @@ def meta_eval(
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
-        from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names
         from clinjudge.inject.pairs import read_pairs
-        from clinjudge.knowledge.base import KnowledgeBase
-        from clinjudge.llm import LLMSettings, ResponseCache
         from clinjudge.meta_eval import run_meta_eval_sync
 
-        names = parse_judge_names(judge)
-        settings_by_judge = judge_options(option, names)
-        overrides = prompt_overrides(prompt)
         records = read_pairs(pairs)[:limit]
-        kb = KnowledgeBase.default()
-        evaluators = {
-            name: build_evaluator(
-                name,
-                BuildOptions(
-                    backend=backend,
-                    settings=LLMSettings(),
-                    prompt_overrides=overrides,
-                    knowledge=kb,
-                    cache=ResponseCache(),
-                    options={"claims": claims, **settings_by_judge.get(name, {})},
-                ),
-            )
-            for name in names
-        }
+        evaluators = build_judges(
+            judge, backend=backend, prompt=prompt, claims=claims, option=option
+        )
         if all(e.usage() is None for e in evaluators.values()):
             concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
         with progress_bars() as progress:

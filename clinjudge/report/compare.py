@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,17 @@ from clinjudge.report.compare_plots import write_compare_plots
 def write_compare_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write ``report.json`` (indent 2, strict JSON: NaN/inf become ``null``), the PNG plots
     whose data is present, and ``report.md`` embedding them; return the files written."""
+    return write_report_files(report, out_dir, write_compare_plots, render_compare_markdown)
+
+
+def write_report_files(
+    report: dict[str, Any],
+    out_dir: Path,
+    write_plots: Callable[[dict[str, Any], Path], list[Path]],
+    render_markdown: Callable[..., str],
+) -> list[Path]:
+    """``report.json`` (strict JSON), the plots ``write_plots`` draws, and ``report.md`` from
+    ``render_markdown(report, images=[plot file names])``; returns the files written."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "report.json"
@@ -39,11 +51,9 @@ def write_compare_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
         json.dumps(to_json_ready(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
         encoding="utf-8",
     )
-    plots = write_compare_plots(report, out_dir)
+    plots = write_plots(report, out_dir)
     md_path = out_dir / "report.md"
-    md_path.write_text(
-        render_compare_markdown(report, images=[p.name for p in plots]), encoding="utf-8"
-    )
+    md_path.write_text(render_markdown(report, images=[p.name for p in plots]), encoding="utf-8")
     return [json_path, md_path, *plots]
 
 

@@ -22,12 +22,11 @@ The ``report`` dict (built by :func:`clinjudge.meta_eval.run_meta_eval`)::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from clinjudge.report.compare import to_json_ready
+from clinjudge.report.compare import write_report_files
 from clinjudge.report.formatting import is_number, markdown_table, percent, percent_interval
 from clinjudge.report.meta_eval_plots import write_meta_eval_plots
 
@@ -50,19 +49,7 @@ TABLE_HEADERS = (
 def write_meta_eval_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write ``report.json`` (strict JSON), the plots whose data is present and ``report.md``
     embedding them; return the files written."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / "report.json"
-    json_path.write_text(
-        json.dumps(to_json_ready(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-        encoding="utf-8",
-    )
-    plots = write_meta_eval_plots(report, out_dir)
-    md_path = out_dir / "report.md"
-    md_path.write_text(
-        render_meta_eval_markdown(report, images=[p.name for p in plots]), encoding="utf-8"
-    )
-    return [json_path, md_path, *plots]
+    return write_report_files(report, out_dir, write_meta_eval_plots, render_meta_eval_markdown)
 
 
 def blocks_by_kind(report: dict[str, Any], kind: str) -> Iterator[tuple[str, str, dict]]:
