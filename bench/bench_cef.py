@@ -10,7 +10,13 @@ Offline backend, source = dialogue, summary = automatic summary, N = N' = 10 (or
 then the LLM path with a counting chat model (a scripted LangChain model defined here, in the
 benchmark, never in product code): model calls per item against 4 + ⌈(N + N')/10⌉.
 
+``--split``: the agreement numbers on all summaries, or on the summaries of every other dialogue
+(``even``: dialogues 1st, 3rd, 5th, … in ``dialogue_id`` order — the tuning half; ``odd``: the
+others — held out), or ``each`` (all three). The ids of the 25 dialogues are multiples of 4, so
+the halves go by the dialogue's rank (``dialogue_id // 4`` here), never by the id's own parity.
+
     .venv/bin/python bench/bench_cef.py [--data human_scored_summaries.jsonl] [--limit N] [--n 10]
+        [--split all|even|odd|each] [--no-llm]
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from clinjudge.datasets.items import Item
 from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.metrics.agreement import agreement, spearman
 from clinjudge.metrics.auroc import pair_outcomes
+from clinjudge.metrics.intervals import bootstrap_ci
 
 DEFAULT_DATA = (
     Path(__file__).resolve().parents[2]
@@ -91,15 +98,37 @@ def auroc(scores: np.ndarray, positive: np.ndarray) -> float:
     return float(np.mean([x for x in u if x is not None]))
 
 
-def show(name: str, estimate) -> None:
+def show(name: str, statistic, a: list, b: list, clusters: list) -> None:
+    """``statistic(a, b)`` with its 95% percentile-bootstrap interval, whole dialogues resampled
+    (metrics.intervals.bootstrap_ci's resampling); replicates where the statistic is undefined
+    (a resample whose scores are all equal, or without a positive) are left out and counted."""
+    estimate = agreement(statistic, a, b, clusters=clusters)
     if estimate.value is None:
         print(f"{name}: undefined (n={estimate.n})")
         return
-    lo, hi = estimate.ci95
-    print(f"{name}: {estimate.value:.3f} (95% CI {lo:.3f} to {hi:.3f}, n={estimate.n})")
+    keep = [i for i in range(len(a)) if a[i] is not None and b[i] is not None]
+    x, y = np.array([a[i] for i in keep]), np.array([b[i] for i in keep])
+    replicates: list[float] = []
+
+    def record(index: np.ndarray) -> float:
+        idx = index.astype(int)
+        replicates.append(statistic(x[idx], y[idx]))
+        return 0.0
+
+    bootstrap_ci(np.arange(len(keep), dtype=float), record, clusters=[clusters[i] for i in keep])
+    undefined = int(np.isnan(replicates).sum())
+    lo, hi = np.nanquantile(replicates, [0.025, 0.975])
+    dropped = f", {undefined} undefined resamples left out" if undefined else ""
+    print(f"{name}: {estimate.value:.3f} (95% CI {lo:.3f} to {hi:.3f}, n={estimate.n}{dropped})")
 
 
-async def offline(rows: list[dict], n: int) -> None:
+def dialogue_half(rows: list[dict]) -> dict[object, str]:
+    """``even`` or ``odd`` per dialogue id: the parity of the dialogue's rank in id order."""
+    ids = sorted({r["dialogue_id"] for r in rows})
+    return {d: ("even" if rank % 2 == 0 else "odd") for rank, d in enumerate(ids)}
+
+
+async def offline(rows: list[dict], n: int, splits: list[str]) -> None:
     judge = build_evaluator(
         "cef", BuildOptions(backend="offline", options={"n_source": n, "n_summary": n})
     )
@@ -111,10 +140,6 @@ async def offline(rows: list[dict], n: int) -> None:
         results.append(await judge.evaluate(item_of(row)))
         seconds.append(time.perf_counter() - t)
     wall = time.perf_counter() - started
-    human = [r["human"] for r in rows]
-    by_dialogue = {"clusters": [r["dialogue_id"] for r in rows]}
-    cov = [r["coverage"] for r in results]
-    cons = [r["consistency"] for r in results]
     print(f"\n== offline CEF, {len(rows)} summaries, N = N' = {n}, {wall:.1f} s wall ==")
     summary = judge.summarize(results)
     for metric, h in summary["headline"].items():
@@ -122,32 +147,34 @@ async def offline(rows: list[dict], n: int) -> None:
         ci = "" if h["ci95"] is None else f" [{h['ci95'][0]:.1f}–{h['ci95'][1]:.1f}]"
         print(f"  mean {metric:>11}: {value}{ci} (n={h['n']}, excluded {h['excluded']})")
     print(f"  totals: {summary['totals']}")
-    show(
-        "Spearman coverage vs FactualRecall",
-        agreement(spearman, cov, [h["FactualRecall"] for h in human], **by_dialogue),
-    )
-    show(
-        "Spearman consistency vs FactualPrecision",
-        agreement(spearman, cons, [h["FactualPrecision"] for h in human], **by_dialogue),
-    )
-    show(
-        "Spearman overall vs FactualF1",
-        agreement(
-            spearman,
-            [r["overall"] for r in results],
-            [h["FactualF1"] for h in human],
-            **by_dialogue,
-        ),
-    )
-    hallucinating = [1.0 if h["HallucinationRate"] > 0 else 0.0 for h in human]
-    show(
-        f"AUROC consistency, HallucinationRate > 0 ({int(sum(hallucinating))} positives)",
-        agreement(auroc, cons, hallucinating, **by_dialogue),
-    )
+    half = dialogue_half(rows)
+    for split in splits:
+        keep = [i for i, r in enumerate(rows) if split == "all" or half[r["dialogue_id"]] == split]
+        dialogues = len({rows[i]["dialogue_id"] for i in keep})
+        print(f"-- split {split}: {len(keep)} summaries of {dialogues} dialogues --")
+        agreement_numbers([rows[i] for i in keep], [results[i] for i in keep])
     print(
         f"seconds per item: median {statistics.median(seconds):.2f}, "
         f"mean {statistics.mean(seconds):.2f}, max {max(seconds):.2f}"
     )
+
+
+def agreement_numbers(rows: list[dict], results: list[dict]) -> None:
+    """Spearman ρ of the CEF scores with the human ones and the AUROC, dialogues resampled."""
+    human = [r["human"] for r in rows]
+    dialogues = [r["dialogue_id"] for r in rows]
+    cov = [r["coverage"] for r in results]
+    cons = [r["consistency"] for r in results]
+    recall = [h["FactualRecall"] for h in human]
+    show("Spearman coverage vs FactualRecall", spearman, cov, recall, dialogues)
+    precision = [h["FactualPrecision"] for h in human]
+    show("Spearman consistency vs FactualPrecision", spearman, cons, precision, dialogues)
+    overall, f1 = [r["overall"] for r in results], [h["FactualF1"] for h in human]
+    show("Spearman overall vs FactualF1", spearman, overall, f1, dialogues)
+    hallucinating = [1.0 if h["HallucinationRate"] > 0 else 0.0 for h in human]
+    positives = sum(1 for c, h in zip(cons, hallucinating, strict=True) if c is not None and h)
+    name = f"AUROC consistency, HallucinationRate > 0 ({positives} positives)"
+    show(name, auroc, cons, hallucinating, dialogues)
 
 
 async def llm_calls(rows: list[dict], n: int, count: int = 10) -> None:
@@ -173,10 +200,14 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--n", type=int, default=10, help="N = N' questions per side")
+    parser.add_argument("--split", choices=["all", "even", "odd", "each"], default="all")
+    parser.add_argument("--no-llm", action="store_true", help="skip the LLM call count")
     args = parser.parse_args()
     rows = load(args.data, args.limit)
-    asyncio.run(offline(rows, args.n))
-    asyncio.run(llm_calls(rows, args.n))
+    splits = ["all", "even", "odd"] if args.split == "each" else [args.split]
+    asyncio.run(offline(rows, args.n, splits))
+    if not args.no_llm:
+        asyncio.run(llm_calls(rows, args.n))
 
 
 if __name__ == "__main__":

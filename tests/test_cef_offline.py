@@ -14,6 +14,7 @@ from clinjudge.cef.questions import is_question, question_core, select_facts, te
 from clinjudge.datasets.items import Item
 from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.normalize import content_tokens
 from clinjudge.types import Verdict
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cef"
@@ -52,13 +53,16 @@ def test_dialogue_facts_read_questions_with_their_answers(kb):
 def test_prose_facts_are_claims_with_spans(kb):
     facts = text_facts(REFERENCE, kb)
     assert facts[0].text == "Patient is hard of hearing."
-    for f in facts:
-        assert REFERENCE[f.start : f.end] == f.text
+    for f in facts:  # a claim, or one item of a claim's list, spanning the whole claim
+        claim = REFERENCE[f.start : f.end]
+        assert f.text == claim or set(content_tokens(f.text)) < set(content_tokens(claim))
+    listed = [f.text for f in facts if f.start == REFERENCE.index("Presently, denies chest")]
+    assert listed == ["Presently, denies chest pain.", "Presently, denies shortness of breath."]
 
 
 def test_selection_takes_n_facts_spread_over_the_text(kb):
     facts = [f for f in text_facts(REFERENCE, kb) if f.eligible]
-    assert len(facts) == 11
+    assert len(facts) == 13  # 11 claims, two of them lists of two findings
     chosen = select_facts(facts, 3)
     assert len(chosen) == 3
     starts = [f.start for f in chosen]
@@ -102,8 +106,9 @@ def test_contradiction_is_no_and_lowers_conformity(cef):
 
 def test_unsupported_statement_is_idk_and_its_span_is_flagged(cef):
     summary = "Left hip pain and shoulder pain. She takes metformin 500 mg twice daily."
-    row = run(cef, summary)
-    assert row["consistency"] == 50.0 and row["n_summary_questions"] == 2
+    row = run(cef, summary)  # hip pain, shoulder pain (one list), metformin
+    assert row["n_summary_questions"] == 3
+    assert row["consistency"] == pytest.approx(100 * 2 / 3)
     start = summary.index("She takes")
     assert cef.flagged_spans(row) == [(start, len(summary))]
     lines = cef.verdict_lines(row)
@@ -127,7 +132,7 @@ def test_note_task_and_question_counts_are_configurable(kb):
 
 
 def test_summary_without_checkable_statement_scores_none(cef):
-    row = run(cef, "Noncontributory.")
+    row = run(cef, "Thank you.")
     assert row["n_summary_questions"] == 0
     assert row["consistency"] is None and row["overall"] is None
     summary = cef.summarize([row, run(cef, AUTOMATIC)])
@@ -143,6 +148,12 @@ def test_summary_without_checkable_statement_scores_none(cef):
         ("How about problems with urination?", "problems with urination"),
         ("You have chronic depression right?", "the patient have chronic depression"),
         ("Is it on the right?", "on the right"),  # a side, not a tag question
+        ("Have you been experiencing any confusion?", "confusion"),
+        ("Do you have a history of tobacco use?", "a history of tobacco use"),
+        (
+            "Did you notice any change in your bowel movement?",
+            "change in the patient's bowel movement",
+        ),
     ],
 )
 def test_question_core_states_what_is_asked(question, core):

@@ -6,18 +6,27 @@ parse_transcript`), sentence by sentence:
 - a question (by anyone) asserts nothing alone: it becomes part of the fact its answer makes;
 - the first sentence of a reply (another speaker's next turn) to a question: a yes/no reply
   (:func:`clinjudge.text.negation.answer_polarity`, the reading the SOAP verifier uses) makes the
-  question a fact — ``"no <question>"`` for a no, ``"<question>: <reply>"`` for a yes; a reply
-  that carries at least :data:`SELF_CONTAINED` content words of its own is its own fact (after a
-  no, as well as the denied question); a short reply is read with its question
-  (``"How old are you now? I'm twenty six."``);
-- any other sentence (the patient's account, the clinician's findings and plans) is a fact.
+  question a fact — ``"no <question>"`` for a no (polarity ``negative``), ``"<question>:
+  <reply>"`` for a yes (``positive``); a reply that carries at least :data:`SELF_CONTAINED`
+  content words of its own, or names a clinical concept the question did not ("What about your
+  bones?" "I have osteoporosis too."), is its own fact (after a no, as well as the denied
+  question); another short reply is read with its question (``"How old are you now? I'm twenty
+  six."``);
+- any other sentence — unprompted talk — is a fact only when it names a clinical concept or a
+  quantity: the patient's account and the clinician's findings are, greetings, courtesy and
+  remarks ("I'm so sorry to hear that", "It is nice to meet you") are not.
 Facts of **prose** (a summary, a note, a plain-text source): the atomic claims of
-:func:`clinjudge.text.claims.split_claims`, each with its note section.
+:func:`clinjudge.text.claims.split_claims`, each with its note section; a blanket negative
+("None.", :mod:`clinjudge.cef.blanket`) is a fact too.
 
-Second-person words of a question are rewritten to the patient ("your legs" → "the patient's
-legs") so that the fact reads as a statement about the patient, and spelled numbers are written
-in digits ("twenty six" → "26", :func:`clinjudge.text.numbers.iter_spelled_numbers`), the form
-the verifier's number rules compare.
+A statement listing clinical concepts becomes one fact per item (:func:`split_listed`: "no fever,
+chills, or weakness" → "no fever", "no chills", "no weakness"), so that each listed finding is
+asked about on its own, as a human counting facts would; every part keeps the statement's span.
+
+The question's words are rewritten to be a statement about the patient: the opener ("do you
+have any", "have you been experiencing") and "?" are removed and second person is rewritten
+("your legs" → "the patient's legs"); spelled numbers are written in digits ("twenty six" → "26",
+:func:`clinjudge.text.numbers.iter_spelled_numbers`), the form the verifier's number rules compare.
 
 Selection of N facts (:func:`select_facts`): facts with fewer than two content words and no
 clinical concept are never chosen; each remaining fact weighs
@@ -31,8 +40,10 @@ eligible facts: all of them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
+from clinjudge.cef.blanket import is_blanket
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
 from clinjudge.text.negation import answer_polarity
@@ -54,7 +65,8 @@ _QUESTION_OPENER = re.compile(
     r"^\W*(?:(?:and|so|okay|ok|um+|uh+|now|alright|all right|well|also|i see)\W+)*"
     r"(?:(?:how|what) about\s+)?"
     r"(?:(?:do|did|does|have|has|had|are|were|is|was|can|could|would|will)\s+"
-    r"(?:you|there|it|they|he|she|your\s+\w+)\s+)?(?:ever\s+)?(?:any\s+)?",
+    r"(?:you|there|it|they|he|she|your\s+\w+)\s+)?(?:ever\s+)?"
+    r"(?:(?:been\s+)?(?:have|had|having|experienc\w+|notic\w+|get|got|gotten)\s+)?(?:any\s+)?",
     re.I,
 )
 _QUESTION_START = re.compile(
@@ -73,6 +85,13 @@ _TAG_QUESTION = re.compile(
     r"(?:right|correct|is that right|okay|ok)$",
     re.I,
 )
+_JOINT = r"(?:[\s,;/]|\b(?:and|or|nor|plus|also|um+|uh+|as well as)\b)"
+#: What may stand between two items of a list.
+_LIST_GAP = re.compile(rf"^{_JOINT}*$", re.I)
+#: A list going on after its last concept: a comma or "and"/"or" then more words.
+_LIST_JOIN = re.compile(rf"^\s*(?:,|\band\b|\bor\b){_JOINT}*", re.I)
+_END = re.compile(r"^\s+")
+_DANGLING = re.compile(rf"{_JOINT}+((?:[.!?;]\s*)?)$", re.I)
 _PRONOUNS = [
     (re.compile(r"\byour\b", re.I), "the patient's"),
     (re.compile(r"\byourself\b", re.I), "the patient"),
@@ -90,6 +109,8 @@ class Fact:
     section: SoapSection = "subjective"
     weight: float = 0.0
     eligible: bool = True
+    #: "negative" for a denied question ("No fever."), "positive" for a confirmed one.
+    polarity: str | None = None
 
 
 def yes_question(fact: Fact) -> str:
@@ -126,10 +147,10 @@ def text_facts(text: str, kb: KnowledgeBase) -> list[Fact]:
 
 def prose_facts(text: str, kb: KnowledgeBase) -> list[Fact]:
     """The atomic claims of a summary or note, with their spans and sections."""
-    return [
-        _weighed(Fact(c.text, c.start, c.end, c.section), kb)
-        for c in split_claims(segment_note(text))
-    ]
+    facts: list[Fact] = []
+    for c in split_claims(segment_note(text)):
+        facts += _facts_of(Fact(c.text, c.start, c.end, c.section), kb, "prose")
+    return facts
 
 
 def dialogue_facts(sentences: list[TranscriptSentence], kb: KnowledgeBase) -> list[Fact]:
@@ -138,9 +159,10 @@ def dialogue_facts(sentences: list[TranscriptSentence], kb: KnowledgeBase) -> li
     for i, sentence in enumerate(sentences):
         if is_question(sentence.text):
             continue
+        said = Fact(sentence.text, sentence.start, sentence.end)
         asked = _question_before(sentences, i)
         if asked is None:
-            facts.append(_weighed(Fact(sentence.text, sentence.start, sentence.end), kb))
+            facts += _facts_of(said, kb, "turn")
             continue
         core = question_core(asked.text)
         reply = _YES_NO_OPENER.sub("", sentence.text, count=1).strip()
@@ -148,17 +170,46 @@ def dialogue_facts(sentences: list[TranscriptSentence], kb: KnowledgeBase) -> li
         polarity = answer_polarity(sentence.text)
         span = (asked.start, sentence.end)
         if polarity == "negative":
-            facts.append(_weighed(Fact(f"No {core}.", *span), kb))
+            facts += _facts_of(Fact(f"No {core}.", *span, polarity="negative"), kb, "reply")
             if own_words >= SELF_CONTAINED:
-                facts.append(_weighed(Fact(sentence.text, sentence.start, sentence.end), kb))
-        elif own_words >= SELF_CONTAINED:  # "Yes, I fell four days ago." → "I fell 4 days ago."
-            facts.append(_weighed(Fact(reply, sentence.start, sentence.end), kb))
+                facts += _facts_of(said, kb, "reply")
+        elif own_words >= SELF_CONTAINED or _names_more(reply, asked.text, kb):
+            # "Yes, I fell four days ago." → "I fell 4 days ago."; "What about your bones?"
+            # "I have osteoporosis too." → the reply alone: it names a finding of its own
+            fact = Fact(reply, sentence.start, sentence.end, polarity=polarity)
+            facts += _facts_of(fact, kb, "reply")
         elif polarity == "positive":
             tail = f": {reply}" if reply else ""
-            facts.append(_weighed(Fact(f"{core}{tail}", *span), kb))
+            facts += _facts_of(Fact(f"{core}{tail}", *span, polarity="positive"), kb, "reply")
         else:
-            facts.append(_weighed(Fact(f"{core}: {sentence.text}", *span), kb))
+            facts += _facts_of(Fact(f"{core}: {sentence.text}", *span), kb, "reply")
     return facts
+
+
+def split_listed(text: str, kb: KnowledgeBase) -> list[str]:
+    """A statement listing several clinical concepts ("no fever, chills, or weakness"), as one
+    statement per listed item: the words before the list, the item, the words after it ("no
+    fever", "no chills", "no weakness"). Items are clinical concepts of the knowledge base
+    joined only by commas, "and", "or", fillers; words that continue the list after its last
+    concept (", frequent flyer, history of surgeries") become one more statement. Applied
+    again to each part; a statement without such a list is returned alone."""
+    mentions = _clinical_mentions(text, kb)
+    run = _first_list(text, mentions)
+    if run is None:
+        return [text]
+    head, rest = text[: run[0].start], text[run[-1].end :]
+    parts = [f"{head}{m.surface}" for m in run]
+    if _LIST_GAP.match(rest) is None and _LIST_JOIN.match(rest):  # the list goes on
+        more = _LIST_JOIN.sub("", rest, count=1)
+        parts = [p + _END.sub("", rest[len(rest.rstrip(" .;!?")) :]) for p in parts]
+        if content_tokens(more):
+            parts.append(f"{head}{more}")
+    else:
+        parts = [p + rest for p in parts]
+    out: list[str] = []
+    for part in parts:
+        out += split_listed(_tidy(part), kb)
+    return out
 
 
 def select_facts(facts: list[Fact], n: int) -> list[Fact]:
@@ -193,13 +244,55 @@ def with_digits(text: str) -> str:
     return text
 
 
-def _weighed(fact: Fact, kb: KnowledgeBase) -> Fact:
-    fact = Fact(with_digits(fact.text), fact.start, fact.end, fact.section)
-    words = content_tokens(fact.text)
-    concepts = {
-        m.surface.lower() for m in kb.concepts_in(fact.text) if set(m.kinds) & CLINICAL_KINDS
-    }
-    quantities = extract_quantities(fact.text)
+def _facts_of(fact: Fact, kb: KnowledgeBase, kind: Literal["prose", "turn", "reply"]):
+    """The fact with digits, cut at its listed concepts (:func:`split_listed`), each part
+    weighed; every part keeps the span, section and polarity of the statement."""
+    return [
+        _weighed(replace(fact, text=part), kb, kind)
+        for part in split_listed(with_digits(fact.text), kb)
+    ]
+
+
+def _clinical_mentions(text: str, kb: KnowledgeBase) -> list:
+    return [m for m in kb.concepts_in(text) if set(m.kinds) & CLINICAL_KINDS]
+
+
+def _names_more(reply: str, question: str, kb: KnowledgeBase) -> bool:
+    """The reply names a clinical concept the question did not."""
+    asked = {m.surface.lower() for m in _clinical_mentions(question, kb)}
+    return any(m.surface.lower() not in asked for m in _clinical_mentions(reply, kb))
+
+
+def _first_list(text: str, mentions: list) -> list | None:
+    """The first run of at least two concept mentions separated only by list joints."""
+    mentions = sorted(mentions, key=lambda m: (m.start, -m.end))
+    run: list = []
+    for m in mentions:
+        if run and m.start < run[-1].end:
+            continue  # overlaps the previous mention
+        if run and _LIST_GAP.match(text[run[-1].end : m.start]):
+            run.append(m)
+            continue
+        if len(run) >= 2:
+            return run
+        run = [m]
+    return run if len(run) >= 2 else None
+
+
+def _tidy(text: str) -> str:
+    """A part without a dangling list joint at its end ("chest pain, or" → "chest pain")."""
+    return _DANGLING.sub(lambda m: m.group(1), text).strip()
+
+
+def _weighed(fact: Fact, kb: KnowledgeBase, kind: Literal["prose", "turn", "reply"]) -> Fact:
+    """The fact with digits, its weight and its eligibility (module docstring)."""
+    text = fact.text
+    words = content_tokens(text)
+    concepts = {m.surface.lower() for m in _clinical_mentions(text, kb)}
+    quantities = extract_quantities(text)
     weight = 2.0 * len(concepts) + len(quantities) + 0.25 * min(len(words), 8)
-    eligible = len(words) >= 2 or bool(concepts)
-    return Fact(fact.text, fact.start, fact.end, fact.section, weight, eligible)
+    # unprompted talk (greetings, courtesy, remarks): only clinical content makes it a fact
+    turn = kind == "turn"
+    eligible = bool(concepts or quantities) if turn else len(words) >= 2 or bool(concepts)
+    eligible = eligible or (kind == "prose" and is_blanket(text))
+    return replace(fact, text=text, weight=weight, eligible=eligible)
