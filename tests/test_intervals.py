@@ -147,3 +147,18 @@ def test_paired_diff_without_pairs():
     assert result.n == 0 and math.isnan(result.mean) and all(math.isnan(v) for v in result.ci)
     with pytest.raises(ValueError, match="differ in length"):
         paired_bootstrap_diff([0.1], [0.1, 0.2])
+
+
+def test_bootstrap_leaves_out_undefined_replicates():
+    """A statistic that is undefined on some resamples (NaN) does not poison the interval;
+    one undefined on most resamples gives no interval."""
+    values = [0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0]
+
+    def spread_or_nan(x):  # undefined unless two positive values were drawn
+        return float(np.std(x)) if np.sum(x > 0) >= 2 else float("nan")
+
+    low, high = bootstrap_ci(values, spread_or_nan, n_resamples=500, seed=1)
+    assert 0 < low <= high
+    rare = [0.0] * 30 + [1.0]
+    low, high = bootstrap_ci(rare, spread_or_nan, n_resamples=500, seed=1)
+    assert math.isnan(low) and math.isnan(high)

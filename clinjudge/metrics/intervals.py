@@ -53,8 +53,10 @@ def bootstrap_ci(
     or whole clusters when ``clusters`` gives a group label per value (e.g. the note each claim
     came from — claims of one note are not independent). The interval is the
     ((1 − level)/2, (1 + level)/2) quantiles of the replicate statistics. ``None``/NaN values are
-    dropped with their labels; no values left gives ``(nan, nan)``. Seeded: same inputs, same
-    interval.
+    dropped with their labels; no values left gives ``(nan, nan)``. A replicate whose statistic
+    is undefined (NaN: e.g. a rank correlation of a resample with one distinct value) is left
+    out of the quantiles; when more than half are undefined the interval is ``(nan, nan)``.
+    Seeded: same inputs, same interval.
     """
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
@@ -72,8 +74,11 @@ def bootstrap_ci(
     for r in range(n_resamples):
         drawn = rng.integers(0, len(sizes), size=len(sizes))
         replicates[r] = statistic(grouped[_positions(starts[drawn], sizes[drawn])])
+    defined = replicates[~np.isnan(replicates)]
+    if defined.size * 2 < n_resamples:
+        return math.nan, math.nan
     tail = (1 - level) / 2
-    low, high = np.quantile(replicates, [tail, 1 - tail])
+    low, high = np.quantile(defined, [tail, 1 - tail])
     return float(low), float(high)
 
 
