@@ -5,9 +5,16 @@ the ground-truth and the hallucinated answer are both fact-checked. Printed: pai
 score = 1 − unsupported rate (ties 0.5) with win/tie/loss, overall and per difficulty, with
 bootstrap 95% intervals (pairs where either answer has no rated claim are dropped and counted);
 the false-positive rate on ground-truth answers (answers with ≥ 1 not-supported claim, and
-claim-level); flag rate on hallucinated answers; checkable rates; seconds per answer.
+claim-level); flag rate on hallucinated answers; checkable rates; seconds per answer. When the
+answers carry a continuous ``support_score`` (offline rater, :mod:`clinjudge.factcheck.support`),
+its paired AUROC is printed too (the headline stays the unsupported rate).
 
-    .venv/bin/python bench/bench_factcheck.py [--limit N] [--data DIR]
+Splits (``--split``): ``dev`` = rows with an even index (0, 2, …) of the readable rows, the half
+the offline rules were tuned on; ``heldout`` = odd index, never looked at while tuning; ``all``
+reports dev, held-out and all rows. ``--save FILE`` writes one JSON line per answer (row index,
+difficulty, role, score, support score, counts) for later analysis.
+
+    .venv/bin/python bench/bench_factcheck.py [--split dev|heldout|all] [--limit N] [--data DIR]
 
 ``--count-calls`` instead runs the LLM backend against a local counting OpenAI-compatible stub
 (tests/openai_stub.py; it answers the schema with fixed JSON) to measure model calls per relevant
@@ -66,6 +73,25 @@ def report_auroc(label: str, truth: list, halluc: list) -> None:
     )
 
 
+def split_indices(n: int, split: str) -> list[int]:
+    """Row indices of ``split``: dev = even, heldout = odd, all = every row."""
+    if split == "dev":
+        return list(range(0, n, 2))
+    if split == "heldout":
+        return list(range(1, n, 2))
+    return list(range(n))
+
+
+def support_score(row: dict) -> float | None:
+    """Mean ``support_score`` of the answer's rated claims that carry one (``None`` if none)."""
+    values = [
+        c["support_score"]
+        for c in row["claims"]
+        if c.get("verdict") is not None and c.get("support_score") is not None
+    ]
+    return statistics.fmean(values) if values else None
+
+
 def count_calls(rows: list[dict], k: int) -> None:
     """LLM backend against the loopback stub of tests/openai_stub.py: calls per relevant claim."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -104,42 +130,18 @@ def count_calls(rows: list[dict], k: int) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--count-calls", action="store_true")
-    args = parser.parse_args()
-    rows, bad = read_rows(args.data / "medhallu_pqa_labeled.jsonl")
-    rows = rows[: args.limit] if args.limit else rows
-    print(f"{len(rows)} rows ({bad} unreadable lines skipped)", file=sys.stderr)
-    if args.count_calls:
-        count_calls(rows, args.k)
-        return
-    evaluator = build_evaluator("factcheck", BuildOptions(backend="offline", options={"k": args.k}))
-    asyncio.run(evaluator.evaluate(items_of(0, rows[0])[0]))  # warm-up: models and knowledge
-    truth_rows, halluc_rows, seconds, levels = [], [], [], []
-    for i, row in enumerate(rows):
-        pair = []
-        for item in items_of(i, row):
-            started = time.perf_counter()
-            pair.append(asyncio.run(evaluator.evaluate(item)))
-            seconds.append(time.perf_counter() - started)
-        truth_rows.append(pair[0])
-        halluc_rows.append(pair[1])
-        levels.append(row.get("Difficulty Level", "?"))
-        if (i + 1) % 50 == 0:
-            print(f"  {i + 1}/{len(rows)}", file=sys.stderr)
-
+def report(title: str, evaluator, truth_rows: list, halluc_rows: list, levels: list) -> None:
+    """Paired AUROCs (overall, per difficulty), false-positive and flag rates of one split."""
     truth = [evaluator.score(r) for r in truth_rows]
     halluc = [evaluator.score(r) for r in halluc_rows]
-    print(f"MedHallu, offline backend, k={args.k}, {len(rows)} rows")
+    print(f"== {title}: {len(truth_rows)} rows ==")
     report_auroc("overall", truth, halluc)
     for level in sorted(set(levels)):
         keep = [i for i, lv in enumerate(levels) if lv == level]
         report_auroc(level, [truth[i] for i in keep], [halluc[i] for i in keep])
-
+    truth_s = [support_score(r) for r in truth_rows]
+    if any(x is not None for x in truth_s):
+        report_auroc("support", truth_s, [support_score(r) for r in halluc_rows])
     for name, group in (("ground truth", truth_rows), ("hallucinated", halluc_rows)):
         s = evaluator.summarize(group)
         flagged = sum(1 for r in group if (r["n_not_supported"] or 0) > 0)
@@ -154,6 +156,61 @@ def main() -> None:
             f"checkable {fmt(s['checkable_rate'])}; claims {s['n_claims']}, relevant "
             f"{s['n_relevant']}, excluded {s['n_excluded']}"
         )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="dev")
+    parser.add_argument("--limit", type=int, default=None, help="first N rows of the split")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--save", type=Path, default=None, help="per-answer JSONL output")
+    parser.add_argument("--count-calls", action="store_true")
+    args = parser.parse_args()
+    rows, bad = read_rows(args.data / "medhallu_pqa_labeled.jsonl")
+    indices = split_indices(len(rows), args.split)[: args.limit]
+    print(
+        f"{len(indices)} rows of split {args.split} ({bad} unreadable lines skipped)",
+        file=sys.stderr,
+    )
+    if args.count_calls:
+        count_calls([rows[i] for i in indices], args.k)
+        return
+    evaluator = build_evaluator("factcheck", BuildOptions(backend="offline", options={"k": args.k}))
+    asyncio.run(evaluator.evaluate(items_of(0, rows[0])[0]))  # warm-up: models and knowledge
+    truth_rows, halluc_rows, seconds, levels = [], [], [], []
+    save = args.save.open("w", encoding="utf-8") if args.save else None
+    for n, i in enumerate(indices, 1):
+        pair = []
+        for role, item in zip(("truth", "halluc"), items_of(i, rows[i]), strict=True):
+            started = time.perf_counter()
+            out = asyncio.run(evaluator.evaluate(item))
+            seconds.append(time.perf_counter() - started)
+            pair.append(out)
+            if save:
+                record = {"index": i, "role": role, "level": rows[i].get("Difficulty Level")}
+                record |= {"score": evaluator.score(out), "support": support_score(out)}
+                save.write(json.dumps(record | {"result": out}) + "\n")
+        truth_rows.append(pair[0])
+        halluc_rows.append(pair[1])
+        levels.append(rows[i].get("Difficulty Level", "?"))
+        if n % 50 == 0:
+            print(f"  {n}/{len(indices)}", file=sys.stderr)
+    if save:
+        save.close()
+
+    print(f"MedHallu, offline backend, k={args.k}, split {args.split}")
+    groups = {"dev": 0, "heldout": 1} if args.split == "all" else {}
+    for name, parity in groups.items():
+        keep = [j for j, i in enumerate(indices) if i % 2 == parity]
+        report(
+            name,
+            evaluator,
+            [truth_rows[j] for j in keep],
+            [halluc_rows[j] for j in keep],
+            [levels[j] for j in keep],
+        )
+    report(args.split, evaluator, truth_rows, halluc_rows, levels)
     print(
         f"seconds per answer: median {statistics.median(seconds):.2f}, "
         f"mean {statistics.fmean(seconds):.2f} (after warm-up)"

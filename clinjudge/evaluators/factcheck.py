@@ -126,6 +126,7 @@ class FactcheckEvaluator:
             "checkable_rate": result.checkable_rate,
             "n_relevant": result.n_relevant,
             "n_excluded": result.n_excluded,
+            "support_score": result.support_score,
         }
 
     def score(self, row: dict[str, Any]) -> float | None:

@@ -2,7 +2,8 @@
 
 Per claim (:class:`ClaimCheck`): id, text, span in the answer, label, the queries, the evidence
 (passage id or URL with its snippet), the verdict (``supported`` / ``not_supported``) or the failure
-that left it unrated, and ``checkable`` (the evidence addressed the claim at all).
+that left it unrated, ``checkable`` (the evidence addressed the claim at all), and the offline
+rater's continuous ``support_score`` (``None`` from the LLM rater).
 
 Per answer (:class:`AnswerResult`), with these denominators:
 
@@ -48,6 +49,9 @@ class ClaimRating(BaseModel):
     checkable: bool
     rationale: str = ""
     cited: list[str] = []
+    #: Continuous support in [0, 1] (offline rater, :mod:`clinjudge.factcheck.support`); ``None``
+    #: for raters that give only a verdict.
+    support_score: float | None = None
 
 
 class ClaimCheck(FactClaim):
@@ -57,6 +61,7 @@ class ClaimCheck(FactClaim):
     checkable: bool | None = None
     rationale: str = ""
     cited: list[str] = []
+    support_score: float | None = None
     failure: ParseFailure | CallError | None = None
 
 
@@ -122,6 +127,14 @@ class AnswerResult(BaseModel):
     @property
     def checkable_rate(self) -> float | None:
         return self.n_checkable / self.n_rated if self.n_rated else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def support_score(self) -> float | None:
+        """Mean ``support_score`` of the rated relevant claims that have one (offline rater:
+        1 / (1 + unsupported specifics)); ``None`` when none has (the LLM rater gives none)."""
+        scores = [c.support_score for c in self.rated if c.support_score is not None]
+        return sum(scores) / len(scores) if scores else None
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -1,9 +1,10 @@
 """Build a configured fact-checker: decomposer, query writer, rater, search backend, provenance.
 
 Backends (DESIGN "Two backends"): ``offline`` — sentence claims labelled by rules
-(:mod:`.decompose`), claim + key-concept queries (:mod:`.queries`), the offline verifier over the
-retrieved passages (:mod:`.rate`); ``llm`` — the three ``factcheck.*`` prompts (:mod:`.llm`).
-``auto`` picks ``llm`` when a model is configured. The search backend is independent of both.
+(:mod:`.decompose`), claim + key-concept queries (:mod:`.queries`), the prose-evidence support
+rule over the retrieved passages (:mod:`.rate`, :mod:`.support`); ``llm`` — the three
+``factcheck.*`` prompts (:mod:`.llm`). ``auto`` picks ``llm`` when a model is configured. The
+search backend is independent of both.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def build_factcheck(
             engine,
             "offline",
             k,
-            provenance={**provenance, "rater": "offline verifier (inference-aware)"},
+            provenance={**provenance, "rater": "prose-evidence support rule (factcheck.support)"},
         )
     model = chat_model or make_chat_model(settings)
     model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__

@@ -111,6 +111,7 @@ async def rate(state: ClaimState, runtime: Runtime[FactcheckContext]) -> dict[st
         check.checkable = rating.checkable
         check.rationale = rating.rationale
         check.cited = rating.cited
+        check.support_score = rating.support_score
     return {"checks": [check.model_dump()]}
 
 
