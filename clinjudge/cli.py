@@ -327,7 +327,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                     name,
                     metric,
                     _metric(metric, h.get("value")),
-                    f"{_metric(metric, lo)}–{_metric(metric, hi)}",
+                    "n/a" if lo is None else f"{_metric(metric, lo)}–{_metric(metric, hi)}",
                     str(h.get("n", "n/a")),
                 )
         stdout.print(table)
