@@ -3,13 +3,17 @@
 The evidence is the retrieved passages (whitespace normalised). The verdict is the prose-evidence
 support rule of :mod:`clinjudge.factcheck.support`: ``supported`` ⇔ the claim asserts no
 unsupported specific — fewer than 4 uncommon words the evidence never uses, and no clinical
-concept, number or named source the evidence lacks. No evidence at all → ``not_supported``.
+concept, number or named source the evidence lacks, and no evidence sentence about the claim
+saying the opposite (effect denied / asserted, direction swapped). No evidence at all →
+``not_supported``.
 The rating keeps the continuous ``support_score`` (1 / (1 + unsupported specifics)).
 Measured (bench/bench_factcheck.py --split all, 500 rows): paired AUROC of 1 − unsupported rate
-0.680 dev / 0.676 held-out (was 0.531 / 0.529), ties 44% / 40% (were 59% / 58%); of the answer's
-mean support score 0.739 dev / 0.716 held-out. The price: ground-truth answers with ≥ 1
-not-supported claim 63% (were 26–31%) against 74–77% of hallucinated ones; 0.09 s per answer
-(median; the verifier took 1.5 s).
+0.684 dev / 0.678 held-out (was 0.531 / 0.529 with the verifier, 0.680 / 0.676 before the
+contradiction check), ties 44% / 39% (were 59% / 58%); of the answer's mean support score
+0.754 dev / 0.720 held-out (0.739 / 0.718 before). The price: ground-truth answers with ≥ 1
+not-supported claim 65% (were 26–31%, 63% before the contradiction check) against 76–80% of
+hallucinated ones; the contradiction fired on 45 hallucinated and 33 ground-truth claims;
+0.08 s per answer (median; the verifier took 1.5 s).
 
 - ``checkable`` (the evidence addressed the claim): at least ``checkable_coverage`` (½) of the
   claim's content words occur in the evidence, or a clinical concept of the claim is mentioned in
@@ -32,6 +36,11 @@ hallucinated answer; bench/bench_factcheck.py; "dev" = even rows, 228 scored pai
   alone 0.60 (67% ties): kept as parts of the rule, too rare to carry it.
 - Flagging a claim for one uncommon novel word: 0.59 (Zipf < 4.5) to 0.56 (< 5.0) — almost every
   claim has one; a count threshold works better (< 4 words at Zipf < 5.0: 0.67, 0.68 with concepts).
+- Clause-level claims (cutting a sentence at "; ", ", which", ", indicating", ", suggesting",
+  " because ", " due to ", " rather than ", " while " when both sides keep ≥ 3 content words, so an
+  invented mechanism is rated alone): 0.684 → 0.599 (support score 0.754 → 0.674); with ≥ 6
+  words 0.636 / 0.686. Shorter claims carry fewer novel words each and fall under the count
+  threshold, so the invented specifics of a hallucination are diluted rather than isolated.
 """
 
 from __future__ import annotations
