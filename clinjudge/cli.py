@@ -187,6 +187,14 @@ def compare(
         ),
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
+    source_column: Annotated[
+        str | None, typer.Option(help="Column holding the source text, when not detected.")
+    ] = None,
+    text_column: Annotated[
+        str | None,
+        typer.Option(help="Column holding the judged text (e.g. automatic_summary)."),
+    ] = None,
+    id_column: Annotated[str | None, typer.Option(help="Column holding the item id.")] = None,
     concurrency: Annotated[
         int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
     ] = 4,
@@ -206,7 +214,14 @@ def compare(
             judges, backend=backend, prompt=prompt, claims=claims, option=option
         )
         needs_source = any(e.needs_source for e in evaluators.values())
-        data = load_items(dataset, limit=limit, require_source=needs_source)
+        data = load_items(
+            dataset,
+            limit=limit,
+            require_source=needs_source,
+            transcript_column=source_column,
+            note_column=text_column,
+            id_column=id_column,
+        )
         if all(e.usage() is None for e in evaluators.values()):
             concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
         with progress_bars() as progress:
@@ -331,6 +346,12 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                     str(h.get("n", "n/a")),
                 )
         stdout.print(table)
+        stdout.print(
+            "n: what the number is over (CEF: items whose score is defined; fact-checking: "
+            "rated relevant claims). CEF scores are 0–100, higher is better, bootstrap CI over "
+            "items; fact-check rates are pooled over claims with a Wilson CI. Exclusions: "
+            "report.json."
+        )
     for pair in report["paired"]:
         if pair["mean_rate_difference"] is not None:
             lo, hi = pair["ci95"]

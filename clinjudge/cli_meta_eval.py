@@ -91,15 +91,12 @@ def meta_eval(
 
 
 def print_meta_eval_table(report: dict, console) -> None:
-    """The per type × judge table of report.md, as rich tables (errors, then rewrites)."""
+    """A terminal-width version of report.md's per type × judge tables (errors, then rewrites):
+    rate with its bootstrap interval, differential detection and paired AUROC; the Wilson
+    intervals, win/tie/loss and exclusions are in report.md."""
     from rich.table import Table
 
-    from clinjudge.report.meta_eval_report import (
-        KIND_LABEL,
-        TABLE_HEADERS,
-        blocks_by_kind,
-        table_row,
-    )
+    from clinjudge.report.meta_eval_report import KIND_LABEL, blocks_by_kind, table_row
 
     for kind in ("error", "rewrite"):
         rows = [table_row(t, j, b) for t, j, b in blocks_by_kind(report, kind)]
@@ -107,8 +104,15 @@ def print_meta_eval_table(report: dict, console) -> None:
             continue
         rate = "detection rate" if kind == "error" else "false-flag rate"
         table = Table(title=f"{KIND_LABEL[kind]}: {rate}, paired AUROC", header_style="bold")
-        for column in TABLE_HEADERS:
-            table.add_column(column)
-        for row in rows:
-            table.add_row(*row)
+        for column in ("type", "judge", "rate", "95% CI", "differential", "AUROC"):
+            table.add_column(column, overflow="fold")
+        for type_, judge, _, flagged, ci, _, differential, auroc, _, _ in rows:
+            table.add_row(type_, judge, flagged, ci, differential, auroc)
         console.print(table)
+    console.print(
+        "rate (flagged/judged): pairs with a flag overlapping the changed span / pairs judged; "
+        "differential: "
+        "flagged there in the edited text and not in the original; AUROC: P(original scored "
+        "higher) + ½ P(tie) (errors: 1 is best, rewrites: 0.5); 95% CI: bootstrap over pairs "
+        "clustered by note. Exclusions, Wilson intervals and win/tie/loss: report.md."
+    )

@@ -217,3 +217,17 @@ def test_compare_on_the_llm_backend_records_model_and_prompts(
         ]
         == 0
     )
+
+
+def test_compare_reads_columns_named_on_the_command_line(tmp_path):
+    path = tmp_path / "scored.jsonl"
+    dialogue = "Doctor: Any fever?\nPatient: No.\nDoctor: Any cough?\nPatient: Yes, for two weeks."
+    row = {"row": 7, "dialogue": dialogue, "automatic_summary": "Two-week cough. No fever."}
+    path.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "out"
+    args = ("compare", path, "--judges", "cef", "--backend", "offline", "--out", out)
+    assert_one_line_error(run(*args), "automatic_summary")
+    result = run(*args, "--text-column", "automatic_summary", "--id-column", "row")
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["per_item"][0]["id"] == "7" and "coverage" in report["per_item"][0]["cef"]
