@@ -255,15 +255,18 @@ class StructuredCaller:
 
     @classmethod
     def from_settings(
-        cls, settings: LLMSettings, *, cache: ResponseCache | None = None
+        cls,
+        settings: LLMSettings,
+        *,
+        cache: ResponseCache | None = None,
+        chat_model: BaseChatModel | None = None,
     ) -> StructuredCaller:
-        """A caller over :func:`make_chat_model`, keyed by the settings' model and decoding."""
-        return cls(
-            make_chat_model(settings),
-            cache=cache,
-            model_id=str(settings.model),
-            decoding=settings.decoding(),
-        )
+        """A caller over ``chat_model`` (any LangChain chat model) or else
+        :func:`make_chat_model`, keyed by the model id (the settings' model, else the chat
+        model's name) and the settings' decoding."""
+        model = chat_model or make_chat_model(settings)
+        model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
+        return cls(model, cache=cache, model_id=str(model_id), decoding=settings.decoding())
 
     async def call(
         self, prompt: Prompt, variables: dict[str, Any], schema: type[M], *, key: str

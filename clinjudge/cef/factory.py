@@ -16,7 +16,7 @@ from clinjudge.cef.result import AnswerRecord, CefQuestion, Side
 from clinjudge.errors import ConfigError
 from clinjudge.judges.factory import resolve_backend
 from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller, make_chat_model
+from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
 from clinjudge.prompts import Prompt, load_prompt
 
 CEF_PROMPTS = (GENERATE_PROMPT, ANSWER_PROMPT)
@@ -56,10 +56,7 @@ def build_cef(
     """The offline backend (knowledge base + offline verifier) or the LLM backend (``chat_model``
     if given, else ``ChatOpenAI`` from ``settings``); ``auto`` picks llm when a model is set."""
     settings = settings or LLMSettings()
-    if chat_model is not None:
-        resolved = "offline" if backend == "offline" else "llm"
-    else:
-        resolved = resolve_backend(backend, settings)
+    resolved = resolve_backend(backend, settings, chat_model)
     overrides = {k: v for k, v in (prompt_overrides or {}).items() if k.startswith("cef.")}
     unknown = set(overrides) - set(CEF_PROMPTS)
     if unknown:
@@ -74,9 +71,8 @@ def build_cef(
         }
         provenance["answerer"] = "OfflineVerifier(inference-aware): tier 1-3 YES, 5 NO, 4 IDK"
         return CefSetup(OfflineCef(kb), provenance)
-    model = chat_model or make_chat_model(settings)
-    model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
-    caller = StructuredCaller(model, cache=cache, model_id=model_id, decoding=settings.decoding())
+    caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
+    model_id = caller.model_id
     prompts = [load_prompt(name, overrides.get(name)) for name in CEF_PROMPTS]
     provenance |= {
         "model": model_id,

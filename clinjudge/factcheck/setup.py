@@ -24,7 +24,7 @@ from clinjudge.factcheck.queries import offline_queries
 from clinjudge.factcheck.rate import ClaimRater, OfflineRater
 from clinjudge.judges.factory import resolve_backend
 from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller, make_chat_model
+from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
 from clinjudge.prompts import Prompt, load_prompt
 from clinjudge.search import SearchBackend, make_search
 from clinjudge.types import CallError, ParseFailure
@@ -102,10 +102,7 @@ def build_factcheck(
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
     settings = settings or LLMSettings()
-    if chat_model is not None:
-        resolved = "offline" if backend == "offline" else "llm"
-    else:
-        resolved = resolve_backend(backend, settings)
+    resolved = resolve_backend(backend, settings, chat_model)
     overrides = prompt_overrides or {}
     unknown = set(overrides) - set(PROMPT_NAMES)
     if unknown:
@@ -131,9 +128,8 @@ def build_factcheck(
             k,
             provenance={**provenance, "rater": "prose-evidence support rule (factcheck.support)"},
         )
-    model = chat_model or make_chat_model(settings)
-    model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
-    caller = StructuredCaller(model, cache=cache, model_id=model_id, decoding=settings.decoding())
+    caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
+    model_id = caller.model_id
     decompose_p, queries_p, rate_p = (load_prompt(n, overrides.get(n)) for n in PROMPT_NAMES)
     prompts = [decompose_p, queries_p, rate_p]
     provenance |= {

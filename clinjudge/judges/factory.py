@@ -15,7 +15,7 @@ from clinjudge.judges.knowledge_context import KnowledgeLookup
 from clinjudge.judges.llm_judge import LLMJudge
 from clinjudge.judges.offline import OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller, make_chat_model
+from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
 from clinjudge.prompts import Prompt, load_prompt
 from clinjudge.types import Backend, Mode, Provenance
 
@@ -32,8 +32,13 @@ class JudgeSetup:
     prompts: list[Prompt] = field(default_factory=list)
 
 
-def resolve_backend(backend: str | None, settings: LLMSettings) -> Backend:
-    """``auto``/None → ``llm`` when a model is configured, else ``offline``."""
+def resolve_backend(
+    backend: str | None, settings: LLMSettings, chat_model: BaseChatModel | None = None
+) -> Backend:
+    """``auto``/None → ``llm`` when a model is configured, else ``offline``; a given
+    ``chat_model`` means ``llm`` unless ``offline`` is asked for."""
+    if chat_model is not None:
+        return "offline" if backend == "offline" else "llm"
     if backend in (None, "auto"):
         return "llm" if settings.configured else "offline"
     if backend not in ("offline", "llm"):
@@ -60,10 +65,7 @@ def build_judge(
     if mode not in PROMPT_BY_MODE:
         raise ConfigError(f"unknown mode {mode!r}: use lexical or inference-aware")
     settings = settings or LLMSettings()
-    if chat_model is not None:
-        resolved: Backend = "offline" if backend == "offline" else "llm"
-    else:
-        resolved = resolve_backend(backend, settings)
+    resolved: Backend = resolve_backend(backend, settings, chat_model)
     overrides = prompt_overrides or {}
     unknown = set(overrides) - {*PROMPT_BY_MODE.values(), EXTRACTION_PROMPT}
     if unknown:
@@ -81,9 +83,8 @@ def build_judge(
     )
     if resolved == "offline":
         return JudgeSetup(OfflineVerifier(mode, kb), SplitterExtractor(), provenance)
-    model = chat_model or make_chat_model(settings)
-    model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
-    caller = StructuredCaller(model, cache=cache, model_id=model_id, decoding=settings.decoding())
+    caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
+    model_id = caller.model_id
     judge_prompt = load_prompt(PROMPT_BY_MODE[mode], overrides.get(PROMPT_BY_MODE[mode]))
     prompts = [judge_prompt]
     extractor: ClaimExtractor = SplitterExtractor()
