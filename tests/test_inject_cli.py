@@ -7,24 +7,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_helpers import run
 from openai_stub import Reply
-from typer.testing import CliRunner
 
-from clinjudge.cli import app
 from clinjudge.inject.pairs import read_pairs
 from clinjudge.llm_cache import ResponseCache
-
-runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CLINJUDGE_MODEL", "CLINJUDGE_INJECT_MODEL_B"):
         monkeypatch.delenv(var, raising=False)
-
-
-def run(*args: object):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def test_offline_run_over_the_bundled_set_writes_pairs_stats_and_a_table(tmp_path):

@@ -7,25 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from cli_helpers import assert_one_line_error, run
 
-from clinjudge.cli import app
 from clinjudge.inject.pairs import read_pairs
 
 PAIRS = Path(__file__).parent / "fixtures" / "meta_eval" / "pairs.jsonl"
-runner = CliRunner()
-
-
-def run(*args: object):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def assert_one_line_error(result, needle: str) -> None:
-    assert result.exit_code == 2, result.output
-    text = result.stderr if hasattr(result, "stderr") else result.output
-    assert "Traceback" not in result.output and "Traceback" not in text
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and needle in lines[0], text
 
 
 @pytest.fixture(scope="module")
