@@ -25,8 +25,8 @@ asked about on its own, as a human counting facts would; every part keeps the st
 
 The question's words are rewritten to be a statement about the patient: the opener ("do you
 have any", "have you been experiencing") and "?" are removed and second person is rewritten
-("your legs" → "the patient's legs"); spelled numbers are written in digits ("twenty six" → "26",
-:func:`clinjudge.text.numbers.iter_spelled_numbers`), the form the verifier's number rules compare.
+("your legs" → "the patient's legs"). Spelled numbers stay as spoken: the verifier reads
+"twenty six" as 26 itself (:func:`clinjudge.text.normalize.content_token_spans`).
 
 Selection of N facts (:func:`select_facts`): facts with fewer than two content words and no
 clinical concept are never chosen; each remaining fact weighs
@@ -48,7 +48,6 @@ from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
 from clinjudge.text.negation import answer_polarity
 from clinjudge.text.normalize import content_tokens
-from clinjudge.text.numbers import format_number, iter_spelled_numbers, lower_same_length
 from clinjudge.text.quantities import extract_quantities
 from clinjudge.text.sections import segment_note
 from clinjudge.text.transcript import TranscriptSentence, parse_transcript, transcript_sentences
@@ -236,21 +235,10 @@ def _question_before(sentences: list[TranscriptSentence], i: int) -> TranscriptS
     return previous if is_question(previous.text) else None
 
 
-def with_digits(text: str) -> str:
-    """Spelled numbers written in digits ("twenty six" → "26")."""
-    spans = list(iter_spelled_numbers(lower_same_length(text)))
-    for start, end, value in reversed(spans):
-        text = text[:start] + format_number(value) + text[end:]
-    return text
-
-
 def _facts_of(fact: Fact, kb: KnowledgeBase, kind: Literal["prose", "turn", "reply"]):
-    """The fact with digits, cut at its listed concepts (:func:`split_listed`), each part
+    """The fact cut at its listed concepts (:func:`split_listed`), each part
     weighed; every part keeps the span, section and polarity of the statement."""
-    return [
-        _weighed(replace(fact, text=part), kb, kind)
-        for part in split_listed(with_digits(fact.text), kb)
-    ]
+    return [_weighed(replace(fact, text=part), kb, kind) for part in split_listed(fact.text, kb)]
 
 
 def _clinical_mentions(text: str, kb: KnowledgeBase) -> list:
