@@ -187,9 +187,12 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             payload = action.body.encode()
             status, headers = action.code, {"content-type": "text/plain", **action.headers}
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+            self.close_connection = True
