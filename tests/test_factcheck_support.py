@@ -1,6 +1,6 @@
 """The prose-evidence support rule of the offline fact-checker (clinjudge.factcheck.support):
-unsupported specifics (uncommon words, clinical concepts, numbers, named sources), the count
-threshold, the support score, and the offline rater's use of them."""
+unsupported specifics (uncommon words, strength words, clinical concepts, numbers, named sources),
+the count threshold, hedged inference, the support score, and the offline rater's use of them."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from clinjudge.factcheck.support import (
     novel_concepts,
     novel_numbers,
     novel_sources,
+    novel_strength,
     novel_terms,
 )
 from clinjudge.knowledge.base import KnowledgeBase
@@ -37,6 +38,60 @@ def test_novel_terms_are_uncommon_words_the_evidence_never_uses():
     assert "calcium" in terms and "channels" in terms and "degrade" in terms
     assert "proteases" not in terms  # the evidence has the same stem
     assert not {"results", "treatment", "women"} & set(terms)  # common words never count
+
+
+def test_discourse_words_are_never_novel_terms():
+    claim = "Overall these findings suggest that selective screening is therefore warranted."
+    terms = novel_terms(claim, "Screening detected 12 cancers.")
+    assert terms == ["selective"]
+
+
+def test_strength_words_the_evidence_does_not_state():
+    claim = "Quilting sutures significantly reduce seroma and are essential, never optional."
+    assert novel_strength(claim, "Seroma was less frequent with quilting sutures.") == [
+        "significantly",
+        "essential",
+        "never",
+    ]
+    # the evidence states significance: "significant" shares the stem of "significantly"
+    stated = "A significant reduction of seroma; sutures were essential and never optional."
+    assert novel_strength(claim, stated) == []
+    # strength words are their own class, not also counted as novel terms
+    assert not {"significantly", "essential"} & set(novel_terms(claim, "Seroma."))
+
+
+def test_one_strength_word_makes_an_otherwise_stated_claim_unsupported(kb):
+    evidence = ["Telephone counseling increased mammography screening among women."]
+    plain = assess("Telephone counseling increased screening.", evidence, kb)
+    strong_claim = "Telephone counseling significantly increased screening."
+    strong = assess(strong_claim, evidence, kb)
+    assert plain.supported and not strong.supported
+    assert strong.novel_strength == ["significantly"] and strong.score == pytest.approx(1 / 2)
+    assert "strength the evidence does not state: significantly" in strong.rationale()
+    off = assess(strong_claim, evidence, kb, SupportRule(strength_words=False))
+    assert off.supported and off.novel_strength == []
+
+
+def test_hedged_inference_tolerates_wording_but_not_specifics(kb):
+    evidence = ["Telephone counseling increased mammography screening among nonadherent women."]
+    wording = "counseling with leaflets, pamphlets, brochures and magnets increased screening"
+    asserted = assess(f"Telephone {wording}.", evidence, kb)
+    hedged = assess(f"Telephone {wording} may help.", evidence, kb)
+    assert not asserted.supported and asserted.terms_counted
+    assert hedged.supported and hedged.hedged and not hedged.terms_counted
+    assert len(hedged.novel_terms) == 4 and hedged.score == 1.0  # listed, not counted
+    assert "not counted: the claim is a hedged inference" in hedged.rationale()
+    # a hedge does not excuse a number, a concept or a strength word the evidence lacks
+    for claim in (
+        "Telephone counseling may increase screening by 45%.",
+        "Telephone counseling could prevent hypertension.",
+        "Telephone counseling should be considered essential.",
+    ):
+        assert not assess(claim, evidence, kb).supported, claim
+    strict = assess(
+        f"Telephone {wording} may help.", evidence, kb, SupportRule(hedged_inference=False)
+    )
+    assert not strict.supported and strict.terms_counted
 
 
 def test_novel_numbers_compare_values_and_keep_units():

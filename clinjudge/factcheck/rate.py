@@ -2,18 +2,18 @@
 
 The evidence is the retrieved passages (whitespace normalised). The verdict is the prose-evidence
 support rule of :mod:`clinjudge.factcheck.support`: ``supported`` ⇔ the claim asserts no
-unsupported specific — fewer than 4 uncommon words the evidence never uses, and no clinical
-concept, number or named source the evidence lacks, and no evidence sentence about the claim
-saying the opposite (effect denied / asserted, direction swapped). No evidence at all →
-``not_supported``.
+unsupported specific — no clinical concept, number, named source or strength word
+("significantly", "essential", "always" …) the evidence lacks, no evidence sentence about the
+claim saying the opposite (effect denied / asserted, direction swapped), and, unless the claim is
+a hedged inference ("may", "suggests", "should" …), fewer than 4 uncommon words the evidence never
+uses. No evidence at all → ``not_supported``.
 The rating keeps the continuous ``support_score`` (1 / (1 + unsupported specifics)).
 Measured (bench/bench_factcheck.py --split all, 500 rows): paired AUROC of 1 − unsupported rate
-0.684 dev / 0.678 held-out (was 0.531 / 0.529 with the verifier, 0.680 / 0.676 before the
-contradiction check), ties 44% / 39% (were 59% / 58%); of the answer's mean support score
-0.754 dev / 0.720 held-out (0.739 / 0.718 before). The price: ground-truth answers with ≥ 1
-not-supported claim 65% (were 26–31%, 63% before the contradiction check) against 76–80% of
-hallucinated ones; the contradiction fired on 45 hallucinated and 33 ground-truth claims;
-0.08 s per answer (median; the verifier took 1.5 s).
+0.776 dev / 0.767 held-out, ties 32% / 31% (0.684 / 0.678 and 44% / 39% before hedged inference
+and strength words; 0.531 / 0.529 and 59% / 58% with the SOAP verifier); of the answer's mean
+support score 0.829 dev / 0.836 held-out (0.754 / 0.720 before). Ground-truth answers with ≥ 1
+not-supported claim 46% (65% before; 26–31% with the verifier, which passed hallucinations too)
+against 77–80% of hallucinated ones; 0.08 s per answer (median; the verifier took 1.5 s).
 
 - ``checkable`` (the evidence addressed the claim): at least ``checkable_coverage`` (½) of the
   claim's content words occur in the evidence, or a clinical concept of the claim is mentioned in
