@@ -98,6 +98,20 @@ def main() -> None:
     report = result.report
     print(f"\n== meta-evaluation: {report['pairs']['n']} pairs {report['pairs']['by_kind']} ==")
     print_meta_eval_table(report, stdout)
+    print("\nby offline injector (rate = detection for errors, false flags for rewrites):")
+    judges_by = report["judges"]
+    injectors = dict.fromkeys(i for j in judges_by.values() for i in j["by_injector"])
+    for injector in injectors:
+        for judge, summary in judges_by.items():
+            b = summary["by_injector"].get(injector)
+            if b is None:
+                continue
+            auroc = "n/a" if b["auroc"] is None else f"{b['auroc']:.3f}"
+            rate = "n/a" if b["rate"] is None else f"{b['rate']:.1%}"
+            print(
+                f"{injector:>22} {judge:>16}: {rate:>6} ({b['flagged']}/{b['n_judged']}), "
+                f"differential {b['differential']}/{b['differential_n']}, AUROC {auroc}"
+            )
     for name, seconds in report["seconds"].items():
         resumed = report["resumed_items"][name]
         n_items = 2 * len(pairs)

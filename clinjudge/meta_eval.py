@@ -102,6 +102,8 @@ class PairScore:
     missing: dict[str, str] = field(default_factory=dict)
     original_span: tuple[int, int] = (0, 0)
     edited_span: tuple[int, int] = (0, 0)
+    #: The offline injector that made the pair (``meta["injector"]``), ``None`` otherwise.
+    injector: str | None = None
 
 
 def score_pair(
@@ -154,6 +156,7 @@ def score_pair(
         missing=missing,
         original_span=pair.original_span,
         edited_span=pair.edited_span,
+        injector=pair.meta.get("injector") if isinstance(pair.meta.get("injector"), str) else None,
     )
 
 
@@ -212,11 +215,17 @@ def block(
 def summarize_scores(
     scores: Sequence[PairScore], *, n_resamples: int = N_RESAMPLES, seed: int = 0
 ) -> dict[str, Any]:
-    """``{"overall": {"errors": block, "rewrites": block}, "by_type": {type: block}}``; types in
-    order of first appearance, error types first; an empty kind has ``n`` 0 and ``None`` rates."""
+    """``{"overall": {"errors": block, "rewrites": block}, "by_type": {type: block},
+    "by_injector": {injector: block}, "examples": {...}}``; types in order of first appearance,
+    error types first; an empty kind has ``n`` 0 and ``None`` rates. ``by_injector`` groups the
+    pairs made by an offline injector (empty when none was); ``examples`` are
+    :func:`missed_examples`."""
     by_type: dict[str, list[PairScore]] = {}
+    by_injector: dict[str, list[PairScore]] = {}
     for s in sorted(scores, key=lambda s: s.kind != "error"):
         by_type.setdefault(s.type, []).append(s)
+        if s.injector:
+            by_injector.setdefault(s.injector, []).append(s)
     kw = {"n_resamples": n_resamples, "seed": seed}
     return {
         "overall": {
@@ -224,7 +233,37 @@ def summarize_scores(
             "rewrites": block([s for s in scores if s.kind == "rewrite"], "rewrite", **kw),
         },
         "by_type": {t: block(group, group[0].kind, **kw) for t, group in by_type.items()},
+        "by_injector": {
+            name: {"type": group[0].type, **block(group, group[0].kind, **kw)}
+            for name, group in by_injector.items()
+        },
+        "examples": missed_examples(scores),
     }
+
+
+def missed_examples(scores: Sequence[PairScore], per_type: int = 3) -> dict[str, list[dict]]:
+    """Up to ``per_type`` pairs per type where the judge was wrong, in pair order:
+    ``{"missed_errors": [...], "false_flags": [...]}``, each ``{pair_id, type, before, after,
+    score_original, score_edited}`` — an error not flagged at its span, a rewrite flagged at it."""
+    out: dict[str, list[dict]] = {"missed_errors": [], "false_flags": []}
+    counts: dict[tuple[str, str], int] = {}
+    for s in scores:
+        wrong = s.flagged is False if s.kind == "error" else s.flagged is True
+        key = ("missed_errors" if s.kind == "error" else "false_flags", s.type)
+        if not wrong or counts.get(key, 0) >= per_type:
+            continue
+        counts[key] = counts.get(key, 0) + 1
+        out[key[0]].append(
+            {
+                "pair_id": s.pair_id,
+                "type": s.type,
+                "before": s.before,
+                "after": s.after,
+                "score_original": s.score_original,
+                "score_edited": s.score_edited,
+            }
+        )
+    return out
 
 
 class _SameTextOnce:

@@ -307,3 +307,37 @@ def test_summary_without_pairs_of_a_kind_reports_none():
     assert summary["overall"]["rewrites"]["n"] == 0
     assert summary["overall"]["rewrites"]["false_flag_rate"] is None
     assert summary["overall"]["errors"]["detection_rate"] == 1.0
+
+
+async def test_blocks_by_injector_and_the_pairs_each_judge_got_wrong(tmp_path, judge):
+    pairs = [p.model_copy(update={"meta": {"injector": f"{p.type}_inj"}}) for p in PAIRS[:5]]
+    pairs += PAIRS[5:]  # the rewrites name no injector
+    result = await run(tmp_path, {"scripted": judge}, pairs)
+    scripted = result.report["judges"]["scripted"]
+    assert list(scripted["by_injector"]) == ["dose_inj", "side_inj"]
+    side = scripted["by_injector"]["side_inj"]
+    assert side["type"] == "side" and (side["n"], side["n_judged"], side["flagged"]) == (3, 2, 1)
+    assert side == {"type": "side", **scripted["by_type"]["side"]}
+    examples = scripted["examples"]
+    # e3 is the only judged error not flagged at its span; r1 the only rewrite flagged at it
+    assert [e["pair_id"] for e in examples["missed_errors"]] == ["e3"]
+    assert [e["pair_id"] for e in examples["false_flags"]] == ["r1"]
+    assert examples["false_flags"][0] | {"score_original": 1.0} == {
+        "pair_id": "r1", "type": "brand", "before": "lisinopril", "after": "Zestril",
+        "score_original": 1.0, "score_edited": 0.5,
+    }  # fmt: skip
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "## By offline injector" in md and "| side_inj | side | scripted | 3 |" in md
+    assert "### scripted: errors not flagged" in md and "`right` | `left`" in md
+    assert "### scripted: rewrites flagged" in md and "`Zestril`" in md
+
+
+async def test_without_injectors_or_mistakes_the_sections_are_left_out(tmp_path):
+    perfect = {k: (1.0, []) if k.endswith(ORIG) else (0.0, [(0, 40)]) for k in SCRIPT}
+    perfect |= {item_id(p, EDIT): (1.0, []) for p in ("r1", "r2", "r3")}
+    result = await run(tmp_path, {"scripted": ScriptedJudge("scripted", perfect)})
+    scripted = result.report["judges"]["scripted"]
+    assert scripted["by_injector"] == {}
+    assert scripted["examples"] == {"missed_errors": [], "false_flags": []}
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "By offline injector" not in md and "went wrong" not in md

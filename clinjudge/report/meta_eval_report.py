@@ -5,7 +5,9 @@ The ``report`` dict (built by :func:`clinjudge.meta_eval.run_meta_eval`)::
 
     {"pairs": {"path", "sha256", "n", "by_kind": {kind: n}, "by_type": {type: n}},
      "judges": {name: {"overall": {"errors": BLOCK, "rewrites": BLOCK},
-                       "by_type": {type: BLOCK}}},
+                       "by_type": {type: BLOCK},
+                       "by_injector": {injector: {"type", **BLOCK}},
+                       "examples": {"missed_errors": [EXAMPLE], "false_flags": [EXAMPLE]}}},
      "overall": <first judge's overall>, "by_type": <first judge's by_type>, "first_judge": name,
      "failed_items": {judge: {item_id: reason}}, "usage": {judge: {...}},
      "seconds": {judge: float}, "resumed_items": {judge: int}, "method": {...},
@@ -18,6 +20,12 @@ The ``report`` dict (built by :func:`clinjudge.meta_eval.run_meta_eval`)::
              "detection_rate" | "false_flag_rate", "ci95", "wilson95", "differential",
              "differential_n", "differential_rate", "differential_ci95", "auroc", "auroc_ci95",
              "win", "tie", "loss", "auroc_n", "auroc_excluded"}
+    EXAMPLE = {"pair_id", "type", "before", "after", "score_original", "score_edited"}
+
+report.md holds the tables of errors and rewrites by type, a table by offline injector (when
+the pairs name one; a type with several injectors can hide a weak one), and a few pairs per type
+each judge got wrong (an error it did not flag, a rewrite it flagged), so the numbers can be
+read against real edits.
 """
 
 from __future__ import annotations
@@ -125,6 +133,8 @@ def render_meta_eval_markdown(report: dict[str, Any], images: list[str] | None =
         if any(r[2] != "0" for r in rows):
             lines += ["", f"## {KIND_LABEL[kind].capitalize()}", ""]
             lines.append(markdown_table(TABLE_HEADERS, rows))
+    lines += _injector_lines(report)
+    lines += _example_lines(report)
     failed = report.get("failed_items") or {}
     if failed:
         lines += ["", "## Failed items", ""]
@@ -140,3 +150,63 @@ def render_meta_eval_markdown(report: dict[str, Any], images: list[str] | None =
     for image in images or []:
         lines += ["", f"![{image}]({image})"]
     return "\n".join(lines) + "\n"
+
+
+INJECTOR_HEADERS = ("injector", "type", "judge", "n", "rate", "differential", "AUROC [95% CI]")
+
+
+def _injector_lines(report: dict[str, Any]) -> list[str]:
+    """The "By offline injector" section (nothing when no pair names an injector)."""
+    judges: dict[str, dict] = report.get("judges") or {}
+    names = list(dict.fromkeys(n for j in judges.values() for n in j.get("by_injector") or {}))
+    rows = []
+    for name in names:
+        for judge, j in judges.items():
+            b = (j.get("by_injector") or {}).get(name)
+            if b is None:
+                continue
+            cells = table_row(b["type"], judge, b)
+            rows.append([name, *(cells[k] for k in (0, 1, 2, 3, 6, 7))])
+    if not rows:
+        return []
+    return [
+        "",
+        "## By offline injector",
+        "",
+        "Rate as above (detection for error injectors, false flags for rewrite injectors).",
+        "",
+        markdown_table(INJECTOR_HEADERS, rows),
+    ]
+
+
+def _clip(text: str, width: int = 60) -> str:
+    one = " ".join(text.split()).replace("`", "'")
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+def _example_lines(report: dict[str, Any]) -> list[str]:
+    """The "Where the judges went wrong" section: a few pairs per type and judge."""
+    lines: list[str] = []
+    for judge, j in (report.get("judges") or {}).items():
+        examples = j.get("examples") or {}
+        for key, title in (
+            ("missed_errors", "errors not flagged"),
+            ("false_flags", "rewrites flagged"),
+        ):
+            rows = [
+                [e["type"], e["pair_id"], f"`{_clip(e['before'])}`", f"`{_clip(e['after'])}`"]
+                for e in examples.get(key) or []
+            ]
+            if rows:
+                lines += ["", f"### {judge}: {title}", ""]
+                lines.append(markdown_table(("type", "pair", "before", "after"), rows))
+    if lines:
+        lines = [
+            "",
+            "## Where the judges went wrong",
+            "",
+            "At most three pairs per type and judge, in pair order; all pairs are in "
+            "`pairs_scored.jsonl`.",
+            *lines,
+        ]
+    return lines
