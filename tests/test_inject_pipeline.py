@@ -30,8 +30,13 @@ def kb() -> KnowledgeBase:
 
 
 def _item(encounter_id: str) -> Item:
-    note = (FIXTURES / f"aci_{encounter_id}_note.txt").read_text(encoding="utf-8")
-    dialogue = (FIXTURES / f"aci_{encounter_id}_dialogue.txt").read_text(encoding="utf-8")
+    folder = next(
+        d
+        for d in (FIXTURES, FIXTURES.parent / "inject_values", FIXTURES.parent / "inject_dx")
+        if (d / f"aci_{encounter_id}_note.txt").is_file()
+    )
+    note = (folder / f"aci_{encounter_id}_note.txt").read_text(encoding="utf-8")
+    dialogue = (folder / f"aci_{encounter_id}_dialogue.txt").read_text(encoding="utf-8")
     return Item(id=encounter_id, transcript=dialogue, note=note, meta={"set": "fixture"})
 
 
@@ -85,9 +90,18 @@ def test_fabricated_history_adds_a_condition_neither_text_mentions(kb):
 # -- one attempt per (note, type) ------------------------------------------------------------
 
 
+#: Fixture notes a type applies to, where D2N009 and D2N018 give it no candidate.
+APPLIES_TO = {
+    "threshold_value": ("D2N035", "D2N044"),
+    "overconfidence": ("D2N063", "D2N079"),
+    "wrong_diagnosis": ("D2N009", "D2N001"),
+    "evidence_fabrication": ("D2N009", "D2N079"),
+}
+
+
 @pytest.mark.parametrize("type_id", mechanical_types())
 def test_offline_attempts_are_seeded_single_edits_within_limits(kb, type_id):
-    for encounter_id in ("D2N009", "D2N018"):
+    for encounter_id in APPLIES_TO.get(type_id, ("D2N009", "D2N018")):
         item = _item(encounter_id)
         outcome = inject_offline(item, TAXONOMY[type_id], seed=3, kb=kb)
         assert outcome == inject_offline(item, TAXONOMY[type_id], seed=3, kb=kb)
@@ -126,7 +140,7 @@ def test_a_type_that_does_not_apply_is_recorded_as_not_applicable(kb):
     outcome = inject_offline(item, TAXONOMY["dosage"], kb=kb)
     assert outcome.status == "not_applicable" and "dose_change" in outcome.reason
     with pytest.raises(ValueError, match="no offline injector"):
-        inject_offline(item, TAXONOMY["overconfidence"], kb=kb)
+        inject_offline(item, TAXONOMY["omission"], kb=kb)
 
 
 def test_acceptance_statistics_exclude_attempts_that_were_never_tried(kb):
