@@ -186,3 +186,11 @@ def test_real_note_without_a_plain_decision_is_refused(kb):
     # "I will prescribe Lortab ..." names no drug the knowledge base knows; the imaging
     # sentence is a follow-up, the cast a procedure
     assert fabricated_citation(*_encounter("inject", "D2N018"), seed=0, kb=kb) is None
+
+
+def test_a_negated_diagnosis_gives_no_authority(kb):
+    note = "ASSESSMENT AND PLAN\n\nX-rays show no fracture.\nI will start you on lisinopril."
+    clauses = _clauses(note, LISINOPRIL, kb)
+    assert clauses and not any("fracture" in c or "Orthopaedic" in c for c in clauses)
+    asserted = "ASSESSMENT AND PLAN\n\nX-rays show a fracture.\nI will start you on lisinopril."
+    assert any("Orthopaedic" in c for c in _clauses(asserted, LISINOPRIL, kb))

@@ -50,6 +50,7 @@ from clinjudge.inject.material import NoteMaterial, phrase_pattern
 from clinjudge.inject.types import Edit, Perturber
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.knowledge.concept import Mention
+from clinjudge.text.negation import is_negated
 from clinjudge.text.sentences import Span, split_sentences
 
 TABLE_FILE = "fabricated_citations.toml"
@@ -227,7 +228,7 @@ def _diagnoses_before(src: NoteMaterial, d: _Decision) -> list[Mention]:
     """Disease mentions the decision may be about: the sentence's own, then the earlier ones
     of its section and of the section right before it when that is an assessment/plan
     section (a problem's heading and reasoning before its plan) — those of assessment sections
-    first, each nearest first; generic words left out."""
+    first, each nearest first; generic words and negated mentions ("no fracture") left out."""
     s = d.sentence
     i = next(k for k, sec in enumerate(src.sections) if sec.start <= s.start < sec.end)
     scope = [src.sections[i]]
@@ -235,8 +236,18 @@ def _diagnoses_before(src: NoteMaterial, d: _Decision) -> list[Mention]:
         scope.insert(0, src.sections[i - 1])
     lo = scope[0].start
 
+    sentences = split_sentences(src.note)
+
+    def negated(m: Mention) -> bool:
+        sp = next((x for x in sentences if x.start <= m.start < x.end), None)
+        if sp is None:
+            return False
+        return is_negated(src.note[sp.start : sp.end], m.start - sp.start, m.end - sp.start)
+
     def usable(m: Mention) -> bool:
-        return "disease" in m.kinds and m.surface.lower() not in GENERIC_DIAGNOSES
+        return (
+            "disease" in m.kinds and m.surface.lower() not in GENERIC_DIAGNOSES and not negated(m)
+        )
 
     own = [m for m in src.note_mentions if s.start <= m.start and m.end <= s.end and usable(m)]
     earlier = [m for m in src.note_mentions if lo <= m.start and m.end <= s.start and usable(m)]
