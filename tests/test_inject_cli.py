@@ -52,9 +52,9 @@ def test_unknown_type_is_a_one_line_error_listing_the_valid_ones(tmp_path):
 
 
 def test_a_type_without_offline_injector_is_named(tmp_path):
-    result = run("inject", "aci-demo", "--types", "omission", "--out", tmp_path / "p.jsonl")
+    result = run("inject", "aci-demo", "--types", "causal_organism", "--out", tmp_path / "p.jsonl")
     assert result.exit_code == 2
-    assert "error: type 'omission' has no offline injector" in result.output
+    assert "error: type 'causal_organism' has no offline injector" in result.output
     assert not (tmp_path / "p.jsonl").exists()
 
 

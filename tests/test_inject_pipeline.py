@@ -96,6 +96,7 @@ APPLIES_TO = {
     "overconfidence": ("D2N063", "D2N079"),
     "wrong_diagnosis": ("D2N009", "D2N001"),
     "evidence_fabrication": ("D2N009", "D2N079"),
+    "omission": ("D2N018",),
 }
 
 
@@ -140,7 +141,7 @@ def test_a_type_that_does_not_apply_is_recorded_as_not_applicable(kb):
     outcome = inject_offline(item, TAXONOMY["dosage"], kb=kb)
     assert outcome.status == "not_applicable" and "dose_change" in outcome.reason
     with pytest.raises(ValueError, match="no offline injector"):
-        inject_offline(item, TAXONOMY["omission"], kb=kb)
+        inject_offline(item, TAXONOMY["causal_organism"], kb=kb)
 
 
 def test_acceptance_statistics_exclude_attempts_that_were_never_tried(kb):

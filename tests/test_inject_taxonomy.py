@@ -80,8 +80,8 @@ def test_select_types_groups_lists_and_unknown_names():
 def test_offline_selection_keeps_mechanical_types_and_names_the_others():
     assert select_types("all", offline=True) == list(mechanical_types())
     assert "paraphrase" not in select_types("rewrites", offline=True)
-    with pytest.raises(TaxonomyError, match="'omission' has no offline injector"):
-        select_types("dosage,omission", offline=True)
+    with pytest.raises(TaxonomyError, match="'causal_organism' has no offline injector"):
+        select_types("dosage,causal_organism", offline=True)
 
 
 def test_a_broken_taxonomy_file_names_its_problem():

@@ -1,8 +1,8 @@
 """Every offline injector of the injection pipeline by name (SPEC §5 "offline (no LLM) injectors
 for the mechanical types"): the mechanical perturbers of :data:`clinjudge.inject.PERTURBERS` plus
 the knowledge-based ones added for the pipeline (:mod:`.swaps`, :mod:`.fabrication`,
-:mod:`.values`, :mod:`.certainty`, :mod:`.diagnoses`, :mod:`.citations`). The error
-taxonomy (:mod:`.taxonomy`) maps each error/rewrite type onto the names here.
+:mod:`.values`, :mod:`.certainty`, :mod:`.diagnoses`, :mod:`.citations`, :mod:`.omission`).
+The error taxonomy (:mod:`.taxonomy`) maps each error/rewrite type onto the names here.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from clinjudge.inject.certainty import hedge_removal
 from clinjudge.inject.citations import fabricated_citation
 from clinjudge.inject.diagnoses import diagnosis_swap
 from clinjudge.inject.fabrication import fabricated_history
+from clinjudge.inject.omission import critical_omission
 from clinjudge.inject.swaps import drug_swap, duration_change
 from clinjudge.inject.types import Perturber
 from clinjudge.inject.values import value_change
@@ -29,6 +30,7 @@ INJECTORS: dict[str, Perturber] = {
             hedge_removal,
             diagnosis_swap,
             fabricated_citation,
+            critical_omission,
         )
     },
 }
