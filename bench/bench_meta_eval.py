@@ -10,6 +10,7 @@ on both sides of every pair (each distinct note text once per judge).
 
     .venv/bin/python bench/bench_meta_eval.py [--data DIR] [--limit N] [--seed S]
         [--types all|errors|rewrites|a,b] [--judges lexical,inference-aware] [--out DIR]
+        [--option JUDGE.KEY=VALUE ...]   (e.g. --judges cef --option cef.task=note)
 
 The output directory (default ``runs/bench-meta-eval[-limitN]``) holds the pair file
 ``pairs-<sha12>.jsonl`` and the meta-eval run ``meta-eval-<sha12>/``; a second run with the same
@@ -27,7 +28,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from clinjudge.cli import stdout  # noqa: E402
+from clinjudge.cli import judge_options, stdout  # noqa: E402
 from clinjudge.cli_meta_eval import print_meta_eval_table  # noqa: E402
 from clinjudge.datasets import load_aci_bench  # noqa: E402
 from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names  # noqa: E402
@@ -80,6 +81,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--types", default="all", help="taxonomy selection (mechanical types)")
     parser.add_argument("--judges", default="lexical,inference-aware")
+    parser.add_argument(
+        "--option", action="append", default=[], help="JUDGE.KEY=VALUE, e.g. cef.task=note"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     out = args.out or Path("runs/bench-meta-eval" + (f"-limit{args.limit}" if args.limit else ""))
@@ -88,9 +92,13 @@ def main() -> None:
     types = select_types(args.types, offline=True)
     pairs_path = make_pairs(args.data, args.limit, types, args.seed, kb, out)
     pairs = read_pairs(pairs_path)
+    names = parse_judge_names(args.judges)
+    options = judge_options(args.option, names)
     judges = {
-        name: build_evaluator(name, BuildOptions(backend="offline", knowledge=kb))
-        for name in parse_judge_names(args.judges)
+        name: build_evaluator(
+            name, BuildOptions(backend="offline", knowledge=kb, options=options.get(name, {}))
+        )
+        for name in names
     }
     judged = time.perf_counter()
     run_dir = out / f"meta-eval-{pairs_path.stem.removeprefix('pairs-')}"

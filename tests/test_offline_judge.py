@@ -121,3 +121,28 @@ def test_uninferable_diagnosis_is_hallucinated_in_both_modes(setups):
     for mode in ("lexical", "inference-aware"):
         v = judge_note(PNEUMONIA_VISIT, note, setup=setups[mode]).report.verdicts[0]
         assert v.tier == 4 and not v.supported, (mode, v)
+
+
+def test_a_cited_guideline_the_visit_never_mentions_is_fabricated_evidence(setups):
+    plain = "Take ibuprofen 600 mg three times a day as needed for pain."
+    cited = plain[:-1] + (
+        ", as the 2021 American Academy of Orthopaedic Surgeons guideline recommends for every "
+        "knee strain."
+    )
+    trial = plain[:-1] + ", which a 2019 randomized trial showed halves recovery time."
+    for mode in ("lexical", "inference-aware"):
+        assert verdict_of(setups, mode, plain, section="PLAN").supported, mode
+    for sentence in (cited, trial):
+        for mode in ("lexical", "inference-aware"):
+            v = verdict_of(setups, mode, sentence, section="PLAN")
+            assert not v.supported, (mode, v)
+        v = verdict_of(setups, "inference-aware", sentence, section="PLAN")
+        assert v.tier == 4 and "cites a source the transcript never mentions" in v.rationale
+
+
+def test_a_guideline_the_visit_talked_about_is_not_refused_by_the_citation_rule(setups):
+    said = "\n[doctor] the guidelines say ibuprofen is fine for a strain like this ."
+    note = "PLAN\n\nPer the guidelines, take ibuprofen 600 mg three times a day as needed.\n"
+    result = judge_note(TRANSCRIPT + said, note, setup=setups["inference-aware"])
+    (v,) = result.report.verdicts
+    assert "cites a source" not in v.rationale and v.supported, v

@@ -33,12 +33,13 @@ def test_builtins_are_listed_sorted_and_every_one_loads() -> None:
 def test_builtin_loads_with_name_version_and_file_hash(name: str) -> None:
     prompt = load_prompt(name)
     content = (resources.files("clinjudge.prompts") / f"{name}.md").read_text(encoding="utf-8")
-    assert prompt.name == name and prompt.version == "1"
+    version = content.split("version:", 1)[1].split()[0]
+    assert prompt.name == name and prompt.version == version and version.isdigit()
     assert prompt.sha256 == hashlib.sha256(content.encode()).hexdigest()
     assert prompt.builtin and prompt.path == ""
     assert not prompt.text.startswith("---") and "version:" not in prompt.text[:200]
     ref = prompt.ref()
-    assert (ref.name, ref.version, ref.sha256, ref.path) == (name, "1", prompt.sha256, "")
+    assert (ref.name, ref.version, ref.sha256, ref.path) == (name, version, prompt.sha256, "")
 
 
 def test_placeholders_of_builtins() -> None:

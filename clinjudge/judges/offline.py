@@ -6,7 +6,8 @@ Per claim (SPEC §1), in this order:
      reverse), left vs right on the same site;
   3. safety floor → tier 4 (5 when a stated value disagrees): a medication never named, a
      dose/frequency/duration with no equivalent, a procedure or test never mentioned, a diagnosis
-     neither stated nor inferable (offline_rules.py);
+     neither stated nor inferable, a cited guideline, study or organisation the transcript never
+     talks about (offline_rules.py);
   4. coverage = |claim content tokens found in the evidence or inside verified quantities| /
      |claim content tokens|; ≥ ``lexical_coverage`` → tier 1. The lexical mode stops here: tier 4;
   5. inference-aware only — tokens inside concepts the transcript states in other words
@@ -149,8 +150,10 @@ class OfflineVerifier:
         quantity = rules.check_quantities(analysis, facts, closest)
         if quantity:
             return verdict(quantity[0], "", quantity[1])
-        reason = rules.missing_procedure(analysis, facts, literal_only=lexical) or (
-            self._missing_diagnosis(analysis, facts, literal_only=lexical)
+        reason = (
+            rules.missing_procedure(analysis, facts, literal_only=lexical)
+            or self._missing_diagnosis(analysis, facts, literal_only=lexical)
+            or rules.unsupported_citation(claim.text, facts)
         )
         if reason:
             return verdict(4, "no_basis", reason)

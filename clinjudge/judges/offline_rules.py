@@ -263,6 +263,38 @@ def missing_procedure(
     return None
 
 
+#: A claim that cites a source: a guideline, a recommendation of a named body, a study or trial
+#: and its result, or a professional organisation (SPEC §5 "evidence fabrication").
+_CITATION = re.compile(
+    r"\bguidelines?\b|\brecommended by\b|\baccording to\b|\bconsensus statement\b"
+    r"|\bmeta-?analys[ie]s\b|\b(?:randomi[sz]ed|controlled|clinical|multicenter|cohort)\s+"
+    r"(?:trial|study)\b|\b(?:19|20)\d{2}\s+(?:study|trial|review|guideline)\b"
+    r"|\bstud(?:y|ies)\s+(?:have\s+|has\s+)?(?:shown|show|showed|found|demonstrated)\b"
+    r"|\b(?:Association|College|Academy|Society|Network|Task Force)\s+(?:of|for)\b"
+    r"|\b(?:American|European|National|World|International|British|Canadian)\s+"
+    r"(?:[A-Z][a-z]+\s+){0,3}(?:Association|College|Academy|Society|Network|Organi[sz]ation)\b",
+)
+#: Transcript words that show the visit itself talked about a source (stems).
+CITATION_WORDS = frozenset(
+    content_tokens(
+        "guideline guidelines study studies trial trials research recommendations society "
+        "association college academy consensus published evidence"
+    )
+)
+
+
+def unsupported_citation(claim_text: str, facts: TranscriptFacts) -> str | None:
+    """Safety floor (SPEC §1 tier 4; SPEC §5 evidence fabrication): the claim cites a source —
+    a guideline, a named body's recommendation, a study or trial result, a professional
+    organisation (:data:`_CITATION`) — and the transcript never talks about one (none of
+    :data:`CITATION_WORDS`). Inference never supplies a citation: a guideline the visit did not
+    mention is fabricated evidence, however standard the care it is attached to."""
+    found = _CITATION.search(claim_text)
+    if found and not CITATION_WORDS & facts.tokens:
+        return f"cites a source the transcript never mentions: {found.group()!r}"
+    return None
+
+
 def literal_mention(mention: ConceptMention, facts: TranscriptFacts) -> bool:
     """Every content word of the mention occurs in the transcript."""
     words = content_tokens(mention.surface)
