@@ -23,6 +23,7 @@ Evaluator's sign that every unit of it was excluded); items whose call raised ar
 Per type, and overall for errors and for rewrites separately (a block)::
 
     rate (detection_rate | false_flag_rate) = #flagged / n_judged        excluded = n − n_judged
+    deletions = pairs whose edit only removes text (nothing left to flag: read their AUROC)
     differential_rate = #differential / #pairs with both sides judged
     auroc = mean(u) = P(orig > edited) + 0.5·P(tie); win/tie/loss     auroc_excluded = n − auroc_n
 
@@ -209,6 +210,7 @@ def block(
         "loss": auc.loss,
         "auroc_n": auc.n,
         "auroc_excluded": len(scores) - auc.n,
+        "deletions": sum(1 for s in scores if s.edited_span[0] == s.edited_span[1]),
     }
 
 

@@ -341,3 +341,20 @@ async def test_without_injectors_or_mistakes_the_sections_are_left_out(tmp_path)
     assert scripted["examples"] == {"missed_errors": [], "false_flags": []}
     md = (tmp_path / "out" / "report.md").read_text()
     assert "By offline injector" not in md and "went wrong" not in md
+
+
+async def test_types_made_only_of_deletions_are_counted_and_get_a_caveat(tmp_path):
+    pairs = [
+        make_pair(
+            "o1", "s1", "error", "omission", "O1 no aspirin. Walks daily.", " no aspirin", ""
+        ),
+        make_pair("o2", "s2", "error", "omission", "O2 chest pain. Walks.", " chest pain.", ""),
+        make_pair("d1", "s3", "error", "dose", "D1 take 10 mg daily.", "10 mg", "20 mg"),
+    ]
+    script = {item_id(p.pair_id, s): (1.0, []) for p in pairs for s in (ORIG, EDIT)}
+    result = await run(tmp_path, {"scripted": ScriptedJudge("scripted", script)}, pairs)
+    by_type = result.report["by_type"]
+    assert by_type["omission"]["deletions"] == 2 and by_type["dose"]["deletions"] == 0
+    assert result.report["overall"]["errors"]["deletions"] == 2
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "**Deletions** (`omission`)" in md and "`dose`" not in md.split("**Deletions**")[1][:40]

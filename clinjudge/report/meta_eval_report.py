@@ -19,7 +19,7 @@ The ``report`` dict (built by :func:`clinjudge.meta_eval.run_meta_eval`)::
     BLOCK = {"kind", "n", "n_judged", "excluded", "flagged", "rate",
              "detection_rate" | "false_flag_rate", "ci95", "wilson95", "differential",
              "differential_n", "differential_rate", "differential_ci95", "auroc", "auroc_ci95",
-             "win", "tie", "loss", "auroc_n", "auroc_excluded"}
+             "win", "tie", "loss", "auroc_n", "auroc_excluded", "deletions"}
     EXAMPLE = {"pair_id", "type", "before", "after", "score_original", "score_edited"}
 
 report.md holds the tables of errors and rewrites by type, a table by offline injector (when
@@ -133,6 +133,7 @@ def render_meta_eval_markdown(report: dict[str, Any], images: list[str] | None =
         if any(r[2] != "0" for r in rows):
             lines += ["", f"## {KIND_LABEL[kind].capitalize()}", ""]
             lines.append(markdown_table(TABLE_HEADERS, rows))
+    lines += _deletion_lines(report)
     lines += _injector_lines(report)
     lines += _example_lines(report)
     failed = report.get("failed_items") or {}
@@ -210,3 +211,27 @@ def _example_lines(report: dict[str, Any]) -> list[str]:
             *lines,
         ]
     return lines
+
+
+def _deletion_lines(report: dict[str, Any]) -> list[str]:
+    """A caveat for types whose every pair is a deletion (omissions)."""
+    judges: dict[str, dict] = report.get("judges") or {}
+    types = list(
+        dict.fromkeys(
+            t
+            for j in judges.values()
+            for t, b in j["by_type"].items()
+            if b["n"] and b.get("deletions") == b["n"]
+        )
+    )
+    if not types:
+        return []
+    named = ", ".join(f"`{t}`" for t in types)
+    return [
+        "",
+        f"**Deletions** ({named}): every edit only removes text, so the edited text holds "
+        "nothing to flag — a detection rate near 0 is by construction, and the paired AUROC of "
+        "a hallucination-rate score moves only because the removed claims leave its "
+        "denominator (removing a supported sentence lowers the score, removing a flagged one "
+        "raises it). Read omissions with a recall-type score such as CEF coverage.",
+    ]
