@@ -274,12 +274,11 @@ _CITATION = re.compile(
     r"|\b(?:American|European|National|World|International|British|Canadian)\s+"
     r"(?:[A-Z][a-z]+\s+){0,3}(?:Association|College|Academy|Society|Network|Organi[sz]ation)\b",
 )
-#: Transcript words that show the visit itself talked about a source (stems).
+#: Transcript words that show the visit itself talked about a source (stems). Words a visit
+#: uses for other things are left out: "study" (a sleep study), "evidence" (no evidence of),
+#: "recommend", "associated", "college", "research".
 CITATION_WORDS = frozenset(
-    content_tokens(
-        "guideline guidelines study studies trial trials research recommendations society "
-        "association college academy consensus published evidence"
-    )
+    content_tokens("guideline guidelines trial trials society academy consensus published")
 )
 
 
