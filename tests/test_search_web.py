@@ -147,8 +147,8 @@ def test_client_error_is_not_retried(stub):
 
 
 def test_timeout_is_retried_then_fails(stub):
-    stub.script(lambda r: Delay(0.5, searxng_reply(HITS)))
-    config = WebSearchConfig(timeout=0.1, max_attempts=2, backoff=0.01)
+    stub.script(lambda r: Delay(1.5, searxng_reply(HITS)))
+    config = WebSearchConfig(timeout=0.4, max_attempts=2, backoff=0.01)
     engine = SearxngSearch(stub.base_url, config=config, env={})
     with pytest.raises(SearchError, match="Timeout"):
         run(engine.search("aspirin", 5))
