@@ -116,6 +116,20 @@ def test_diagnosis_inferred_from_the_symptom_picture_is_tier_3_not_lexical(setup
     assert lexical.tier == 4, lexical
 
 
+def test_one_shared_symptom_is_no_symptom_picture(setups):
+    """Pulmonary embolism has shortness of breath and chest pain among its findings: with only
+    the breathlessness affirmed it is not inferred; with both it is (min_findings = 2)."""
+    one = (
+        "[patient] i get short of breath on the stairs .\n[doctor] any chest pain ?\n[patient] no ."
+    )
+    two = "[patient] i get short of breath on the stairs .\n[patient] and i have chest pain ."
+    note = "ASSESSMENT\n\nPulmonary embolism.\n"
+    alone = judge_note(one, note, setup=setups["inference-aware"]).report.verdicts[0]
+    assert alone.tier == 4 and "neither stated nor inferable" in alone.rationale, alone
+    picture = judge_note(two, note, setup=setups["inference-aware"]).report.verdicts[0]
+    assert picture.tier == 3 and "has_symptom" in picture.rationale, picture
+
+
 def test_uninferable_diagnosis_is_hallucinated_in_both_modes(setups):
     note = "ASSESSMENT\n\nRheumatoid arthritis.\n"
     for mode in ("lexical", "inference-aware"):

@@ -76,6 +76,9 @@ class OfflineConfig:
     summary_coverage: float = 0.8
     summary_cosine: float = 0.35
     note_fact_coverage: float = 0.7
+    #: Distinct affirmed findings a diagnosis must have (``has_symptom``) to be inferred from the
+    #: symptom picture; one other relation (``is_a`` …) to an affirmed condition is enough.
+    min_findings: int = 2
     dense: bool = True
 
 
@@ -276,16 +279,24 @@ class OfflineVerifier:
         return None
 
     def _inferable(self, mention: ConceptMention, facts: TranscriptFacts) -> str | None:
-        """A relation from the diagnosis to a finding or condition the transcript affirms."""
+        """How the diagnosis follows from what the transcript affirms: a relation other than
+        ``has_symptom`` (``is_a`` …) to an affirmed condition, or ``has_symptom`` links to at
+        least ``min_findings`` distinct affirmed findings — a symptom *picture*: one shared
+        symptom ("shortness of breath") fits too many diagnoses to infer any of them."""
         seen: set[str] = set()
+        findings: dict[tuple[str, ...], str] = {}  # one per knowledge class
         for unit_mentions in facts.mentions:
             for t in unit_mentions:
                 if t.negated is not False or t.surface in seen:
                     continue
                 seen.add(t.surface)
                 relation = self.kb.related(mention.surface, t.surface)
-                if relation:
+                if relation == "has_symptom":
+                    findings.setdefault(tuple(t.canonical), t.surface)
+                elif relation:
                     return f"{relation} '{t.surface}'"
+        if len(findings) >= self.config.min_findings:
+            return "has_symptom " + ", ".join(f"'{f}'" for f in list(findings.values())[:3])
         return None
 
     def _entries(self, mention: ConceptMention, relation: str) -> list[KnowledgeEntry]:
