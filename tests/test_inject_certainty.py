@@ -4,16 +4,14 @@ pipeline's shape check."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from aci_fixtures import read_encounter
 
 from clinjudge.inject.certainty import hedge_removal
 from clinjudge.inject.shape import check_shape
 from clinjudge.inject.taxonomy import load_taxonomy
 from clinjudge.knowledge.base import KnowledgeBase
 
-FIXTURES = Path(__file__).parent / "fixtures" / "inject_values"
 HEDGED = "[doctor] i think this is probably {0} , we'll see .\n[patient] okay ."
 
 
@@ -28,9 +26,7 @@ def limits():
 
 
 def _encounter(encounter_id: str) -> tuple[str, str]:
-    note = (FIXTURES / f"aci_{encounter_id}_note.txt").read_text(encoding="utf-8")
-    dialogue = (FIXTURES / f"aci_{encounter_id}_dialogue.txt").read_text(encoding="utf-8")
-    return note, dialogue
+    return read_encounter("inject_values", encounter_id)
 
 
 def _edited(note: str, transcript: str, kb: KnowledgeBase) -> list[str]:

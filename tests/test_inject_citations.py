@@ -4,9 +4,8 @@ refuses), and real ACI-Bench notes under the pipeline's shape check."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from aci_fixtures import read_encounter
 
 from clinjudge.inject.citations import (
     MAX_CLAUSE,
@@ -19,7 +18,6 @@ from clinjudge.inject.taxonomy import load_taxonomy
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.sentences import split_sentences
 
-FIXTURES = Path(__file__).parent / "fixtures"
 ACC = "American College of Cardiology"
 HTN = "ASSESSMENT AND PLAN\n\nHypertension.\n{0}"
 LISINOPRIL = "[doctor] i will start you on lisinopril for your blood pressure .\n[patient] okay ."
@@ -36,9 +34,7 @@ def limits():
 
 
 def _encounter(folder: str, encounter_id: str) -> tuple[str, str]:
-    note = (FIXTURES / folder / f"aci_{encounter_id}_note.txt").read_text(encoding="utf-8")
-    dialogue = (FIXTURES / folder / f"aci_{encounter_id}_dialogue.txt").read_text(encoding="utf-8")
-    return note, dialogue
+    return read_encounter(folder, encounter_id)
 
 
 def _clauses(note: str, transcript: str, kb: KnowledgeBase) -> list[str]:

@@ -5,9 +5,9 @@ fluent articles, case and plurals), and real ACI-Bench notes under the pipeline'
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
+from aci_fixtures import read_encounter
 
 from clinjudge.inject.diagnoses import (
     confusable_groups,
@@ -20,7 +20,6 @@ from clinjudge.inject.shape import check_shape
 from clinjudge.inject.taxonomy import load_taxonomy
 from clinjudge.knowledge.base import KnowledgeBase
 
-FIXTURES = Path(__file__).parent / "fixtures"
 KNEE = "[doctor] so your mri shows a meniscus tear in the right knee .\n[patient] okay ."
 
 
@@ -35,9 +34,7 @@ def limits():
 
 
 def _encounter(folder: str, encounter_id: str) -> tuple[str, str]:
-    note = (FIXTURES / folder / f"aci_{encounter_id}_note.txt").read_text(encoding="utf-8")
-    dialogue = (FIXTURES / folder / f"aci_{encounter_id}_dialogue.txt").read_text(encoding="utf-8")
-    return note, dialogue
+    return read_encounter(folder, encounter_id)
 
 
 def _swaps(note: str, transcript: str, kb: KnowledgeBase) -> list[tuple[str, str]]:

@@ -5,9 +5,9 @@ pipeline's shape check."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
+from aci_fixtures import read_encounter
 
 from clinjudge.inject.shape import check_shape
 from clinjudge.inject.taxonomy import load_taxonomy
@@ -23,8 +23,6 @@ from clinjudge.inject.values import (
 )
 from clinjudge.knowledge.base import KnowledgeBase
 
-FIXTURES = Path(__file__).parent / "fixtures" / "inject_values"
-
 
 @pytest.fixture(scope="module")
 def kb() -> KnowledgeBase:
@@ -37,9 +35,7 @@ def limits():
 
 
 def _encounter(encounter_id: str) -> tuple[str, str]:
-    note = (FIXTURES / f"aci_{encounter_id}_note.txt").read_text(encoding="utf-8")
-    dialogue = (FIXTURES / f"aci_{encounter_id}_dialogue.txt").read_text(encoding="utf-8")
-    return note, dialogue
+    return read_encounter("inject_values", encounter_id)
 
 
 def _changes(note: str, transcript: str, kb: KnowledgeBase) -> set[tuple[str, str]]:
