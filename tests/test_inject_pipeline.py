@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from aci_fixtures import read_encounter
 
 from clinjudge.datasets.items import Dataset, Item
 from clinjudge.errors import ConfigError
@@ -31,12 +32,11 @@ def kb() -> KnowledgeBase:
 
 def _item(encounter_id: str) -> Item:
     folder = next(
-        d
-        for d in (FIXTURES, FIXTURES.parent / "inject_values", FIXTURES.parent / "inject_dx")
-        if (d / f"aci_{encounter_id}_note.txt").is_file()
+        f
+        for f in ("inject", "inject_values", "inject_dx")
+        if (FIXTURES.parent / f / f"aci_{encounter_id}_note.txt").is_file()
     )
-    note = (folder / f"aci_{encounter_id}_note.txt").read_text(encoding="utf-8")
-    dialogue = (folder / f"aci_{encounter_id}_dialogue.txt").read_text(encoding="utf-8")
+    note, dialogue = read_encounter(folder, encounter_id)
     return Item(id=encounter_id, transcript=dialogue, note=note, meta={"set": "fixture"})
 
 
