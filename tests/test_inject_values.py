@@ -18,10 +18,10 @@ from clinjudge.inject.values import (
     BP_LOWER_DIASTOLIC,
     BP_NORMAL_DIASTOLIC,
     MEASURES,
-    spoken_numbers,
     value_change,
 )
 from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.numbers import spoken_numbers
 
 
 @pytest.fixture(scope="module")

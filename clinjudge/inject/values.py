@@ -67,7 +67,7 @@ from functools import cached_property
 
 from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.types import Edit, Perturber
-from clinjudge.text.numbers import iter_numbers
+from clinjudge.text.numbers import spoken_numbers
 from clinjudge.text.quantities import Quantity, quantities_agree
 from clinjudge.text.sentences import split_sentences
 
@@ -172,34 +172,6 @@ INTERPRETED = re.compile(
     r"|obes\w*|overweight|at\s+goal|ideal|optimal|acceptable|concerning|significant)\b",
     re.I,
 )
-_DIGIT_WORDS = frozenset(
-    {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
-)
-_SPOKEN_DECIMAL = re.compile(r"\s*\.\s*$")
-
-
-def spoken_numbers(text: str) -> list[tuple[int, int, float]]:
-    """:func:`iter_numbers` of ``text`` with the ASR decimal ``"ninety eight . seven"`` (an
-    integer, a spaced full stop, one lower-case digit word or one digit) read as one number."""
-    found = iter_numbers(text)
-    out: list[tuple[int, int, float]] = []
-    i = 0
-    while i < len(found):
-        s, e, v = found[i]
-        if i + 1 < len(found) and float(v).is_integer():
-            s2, e2, v2 = found[i + 1]
-            digit = text[s2:e2]
-            if (
-                _SPOKEN_DECIMAL.match(text[e:s2])
-                and "." in text[e:s2]
-                and (digit in _DIGIT_WORDS or re.fullmatch(r"\d", digit))
-            ):
-                out.append((s, e2, float(f"{int(v)}.{int(v2)}")))
-                i += 2
-                continue
-        out.append((s, e, v))
-        i += 1
-    return out
 
 
 def _same(a: float, b: float) -> bool:

@@ -159,3 +159,32 @@ def lower_same_length(text: str) -> str:
 def format_number(value: float) -> str:
     """``40.0`` → ``"40"``, ``2.5`` → ``"2.5"``: the token form used by the normalizer."""
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+_DIGIT_WORDS = frozenset(w for w, v in _UNITS.items() if v < 10)
+_SPOKEN_DECIMAL = re.compile(r"\s*\.\s*$")
+
+
+def spoken_numbers(text: str) -> list[tuple[int, int, float]]:
+    """:func:`iter_numbers` of ``text`` with the ASR decimal ``"ninety eight . seven"`` (an
+    integer, a spaced full stop, one digit word or one digit) read as one number (98.7); a
+    written ``8.2`` is left as it is."""
+    found = iter_numbers(text)
+    out: list[tuple[int, int, float]] = []
+    i = 0
+    while i < len(found):
+        s, e, v = found[i]
+        if i + 1 < len(found) and float(v).is_integer():
+            s2, e2, v2 = found[i + 1]
+            digit = text[s2:e2]
+            if (
+                _SPOKEN_DECIMAL.match(text[e:s2])
+                and "." in text[e:s2]
+                and (digit in _DIGIT_WORDS or re.fullmatch(r"\d", digit))
+            ):
+                out.append((s, e2, float(f"{int(v)}.{int(v2)}")))
+                i += 2
+                continue
+        out.append((s, e, v))
+        i += 1
+    return out
