@@ -72,6 +72,15 @@ def test_related_through_symptoms_classes_and_hierarchy(kb):
     assert kb.related("not a term at all", "chest pain") is None
 
 
+def test_curated_treatments_link_a_condition_to_its_specific_drugs(kb):
+    assert kb.related("hypertension", "Zestril") == "treated_by"  # brand -> lisinopril
+    assert kb.related("Unithroid", "hypothyroidism") == "treated_by"  # either direction
+    assert kb.related("GERD", "omeprazole") is None  # a PPI treats gastritis as much
+    assert kb.related("gout", "allopurinol") == "treated_by"
+    assert kb.related("hypotension", "lisinopril") is None
+    assert kb.related("hyperthyroidism", "levothyroxine") is None
+
+
 def test_concepts_in_transcript_sentence(kb):
     text = ACI["transcript"]
     found = kb.concepts_in(text)

@@ -160,3 +160,14 @@ def test_a_guideline_the_visit_talked_about_is_not_refused_by_the_citation_rule(
     result = judge_note(TRANSCRIPT + said, note, setup=setups["inference-aware"])
     (v,) = result.report.verdicts
     assert "cites a source" not in v.rationale and v.supported, v
+
+
+def test_a_diagnosis_is_inferable_from_the_drug_that_treats_it(setups):
+    """Standard-of-care reading: the visit names the condition only through its treatment."""
+    visit = "[doctor] any medicines ?\n[patient] i take unithroid every morning ."
+    note = "ASSESSMENT\n\nHypothyroidism.\n"
+    aware = judge_note(visit, note, setup=setups["inference-aware"]).report.verdicts[0]
+    assert aware.tier == 3 and "treated_by 'unithroid'" in aware.rationale, aware
+    assert judge_note(visit, note, setup=setups["lexical"]).report.verdicts[0].tier == 4
+    other = judge_note(visit, "ASSESSMENT\n\nHyperthyroidism.\n", setup=setups["inference-aware"])
+    assert other.report.verdicts[0].tier == 4  # the drug does not treat this one

@@ -280,7 +280,8 @@ class OfflineVerifier:
 
     def _inferable(self, mention: ConceptMention, facts: TranscriptFacts) -> str | None:
         """How the diagnosis follows from what the transcript affirms: a relation other than
-        ``has_symptom`` (``is_a`` …) to an affirmed condition, or ``has_symptom`` links to at
+        ``has_symptom`` to an affirmed mention (``is_a`` a stated condition, ``treated_by`` a
+        drug the visit names — the standard-of-care reading), or ``has_symptom`` links to at
         least ``min_findings`` distinct affirmed findings — a symptom *picture*: one shared
         symptom ("shortness of breath") fits too many diagnoses to infer any of them."""
         seen: set[str] = set()

@@ -43,6 +43,7 @@ RELATIONS: tuple[str, ...] = (
     "in_class",
     "finding_site",
     "associated_with",
+    "treated_by",
 )
 
 #: Prefix of a relation target that is a surface string, resolved through the lexicon.

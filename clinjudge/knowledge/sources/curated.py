@@ -3,8 +3,9 @@
 A curated term is a concept ``CUR:<text>`` with ``("same_as", "TERM:<text>")``: the lexicon
 merges it into the one class that already carries that surface form, or keeps it as the concept
 of that term when no source has it (``abdomen``, ``peripheral edema``). Its other relations
-(``has_symptom``, ``associated_with``, ``is_a``) point at ``TERM:`` targets too, so they attach to
-whatever ICD-10-CM, Disease/Symptom Ontology or SNOMED CT concepts carry those words.
+(``has_symptom``, ``associated_with``, ``is_a``, ``treated_by``) point at ``TERM:`` targets
+too, so they attach to whatever ICD-10-CM, Disease/Symptom Ontology or SNOMED CT concepts carry
+those words.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _KINDS = {
     "has_symptom": ("disease", "symptom"),
     "associated_with": ("disease", "finding"),
     "is_a": ("disease", "disease"),
+    "treated_by": ("disease", "drug"),
 }
 
 
