@@ -157,7 +157,7 @@ def score_pair(
         missing=missing,
         original_span=pair.original_span,
         edited_span=pair.edited_span,
-        injector=pair.meta.get("injector") if isinstance(pair.meta.get("injector"), str) else None,
+        injector=injector if isinstance(injector := pair.meta.get("injector"), str) else None,
     )
 
 

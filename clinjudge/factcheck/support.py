@@ -269,14 +269,14 @@ def assess(
         strength or concepts or numbers or sources or against
     )
     return Support(
-        supported,
-        1.0 / (1.0 + n),
-        terms,
-        concepts,
-        numbers,
-        sources,
-        against,
-        strength,
-        hedged,
-        counted,
+        supported=supported,
+        score=1.0 / (1.0 + n),
+        novel_terms=terms,
+        novel_concepts=concepts,
+        novel_numbers=numbers,
+        novel_sources=sources,
+        contradicted_by=against,
+        novel_strength=strength,
+        hedged=hedged,
+        terms_counted=counted,
     )

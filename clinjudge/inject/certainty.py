@@ -212,7 +212,7 @@ def _note_asserts(src: NoteMaterial, c: Condition, skip: tuple[int, int]) -> boo
     """Whether another note sentence states the condition, not negated, not historical, and
     without an uncertainty cue."""
     words = phrase_pattern(c.surface)
-    for s in split_sentences(src.note):
+    for s in src.sentences:
         if (s.start, s.end) == skip or UNCERTAIN.search(s.text):
             continue
         spans = [(m.start, m.end) for m in src.kb.concepts_in(s.text) if c.keys & set(m.canonical)]

@@ -50,7 +50,6 @@ from clinjudge.inject.material import NoteMaterial, phrase_pattern
 from clinjudge.inject.types import Edit, Perturber
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.knowledge.concept import Mention
-from clinjudge.text.negation import is_negated
 from clinjudge.text.sentences import Span, split_sentences
 
 TABLE_FILE = "fabricated_citations.toml"
@@ -236,17 +235,11 @@ def _diagnoses_before(src: NoteMaterial, d: _Decision) -> list[Mention]:
         scope.insert(0, src.sections[i - 1])
     lo = scope[0].start
 
-    sentences = split_sentences(src.note)
-
-    def negated(m: Mention) -> bool:
-        sp = next((x for x in sentences if x.start <= m.start < x.end), None)
-        if sp is None:
-            return False
-        return is_negated(src.note[sp.start : sp.end], m.start - sp.start, m.end - sp.start)
-
     def usable(m: Mention) -> bool:
         return (
-            "disease" in m.kinds and m.surface.lower() not in GENERIC_DIAGNOSES and not negated(m)
+            "disease" in m.kinds
+            and m.surface.lower() not in GENERIC_DIAGNOSES
+            and not src.negated_in_note(m.start, m.end)
         )
 
     own = [m for m in src.note_mentions if s.start <= m.start and m.end <= s.end and usable(m)]

@@ -58,7 +58,6 @@ from clinjudge.inject.material import NoteMaterial, phrase_pattern
 from clinjudge.inject.types import Edit, Perturber, match_case
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.negation import history_or_hypothetical, is_negated
-from clinjudge.text.sentences import split_sentences
 
 TABLE_FILE = "confusable_diagnoses.toml"
 CONDITION_KINDS = frozenset({"disease", "finding", "symptom"})
@@ -229,7 +228,7 @@ def _stated_diagnoses(src: NoteMaterial, members: list[Diagnosis]) -> list[_Stat
 
 def _in_scope(src: NoteMaterial, s: _Stated) -> tuple[int, int] | None:
     """The sentence span of a stated diagnosis that is asserted for the patient, else None."""
-    sentence = next((x for x in split_sentences(src.note) if x.start <= s.start < x.end), None)
+    sentence = src.sentence_at(s.start)
     if sentence is None or s.end > sentence.end:
         return None
     a, b = s.start - sentence.start, s.end - sentence.start

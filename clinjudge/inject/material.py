@@ -18,10 +18,12 @@ from clinjudge.judges.offline_facts import TranscriptFacts, build_transcript_fac
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.knowledge.concept import Mention
 from clinjudge.text.laterality import Laterality
+from clinjudge.text.negation import is_negated
 from clinjudge.text.quantities import Quantity
 from clinjudge.text.sections import segment_note
+from clinjudge.text.sentences import split_sentences
 from clinjudge.text.transcript import parse_transcript
-from clinjudge.types import Section
+from clinjudge.types import Section, Span
 
 
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
@@ -41,6 +43,23 @@ class NoteMaterial:
     @cached_property
     def sections(self) -> list[Section]:
         return segment_note(self.note).sections
+
+    @cached_property
+    def sentences(self) -> list[Span]:
+        """The note's sentences (:func:`split_sentences` over the whole note)."""
+        return split_sentences(self.note)
+
+    def sentence_at(self, position: int) -> Span | None:
+        """The note sentence containing ``position`` (``None`` between sentences)."""
+        return next((s for s in self.sentences if s.start <= position < s.end), None)
+
+    def negated_in_note(self, start: int, end: int) -> bool:
+        """Whether ``note[start:end]`` lies in a negation scope of its sentence ("no
+        fracture"); ``False`` outside any sentence."""
+        sentence = self.sentence_at(start)
+        if sentence is None:
+            return False
+        return is_negated(sentence.text, start - sentence.start, end - sentence.start)
 
     @cached_property
     def note_mentions(self) -> list[Mention]:

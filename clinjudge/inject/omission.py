@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.types import Edit, Perturber
 from clinjudge.knowledge.concept import Mention
-from clinjudge.text.negation import is_negated
 from clinjudge.text.sentences import split_sentences
 
 #: Longest deletion (the taxonomy's DESTROY limit of ``omission``).
@@ -67,9 +66,7 @@ RED_FLAGS: tuple[str, ...] = (
     "dysphagia",
 )
 _ALLERGY = re.compile(r"\ballerg(?:y|ies|ic)\b", re.I)
-_NO_ALLERGY = re.compile(
-    r"\b(?:no known|nkda|nka|denies|deny|no (?:drug )?allerg\w*|none)\b|\bno\b", re.I
-)
+_NO_ALLERGY = re.compile(r"\b(?:no|nkda|nka|denies|deny|none)\b", re.I)
 _ABNORMAL = re.compile(
     r"\b(?:elevated|high|low|decreased|increased|abnormal|positive(?: for)?|reveal(?:s|ed)"
     r"|show(?:s|ed)|demonstrat(?:es|ed)|consistent with|significant for|notable for)\b",
@@ -148,10 +145,6 @@ def _mentions_in(src: NoteMaterial, s: _Sentence) -> list[Mention]:
     return [m for m in src.note_mentions if s.start <= m.start and m.end <= s.end]
 
 
-def _asserted(s: _Sentence, m: Mention) -> bool:
-    return not is_negated(s.text, m.start - s.start, m.end - s.start)
-
-
 def _allergy(src: NoteMaterial, s: _Sentence, others: list[_Sentence]) -> str | None:
     if not _ALLERGY.search(s.text) or _NO_ALLERGY.search(s.text):
         return None
@@ -167,7 +160,7 @@ def _red_flag(src: NoteMaterial, s: _Sentence) -> str | None:
     if s.soap != "subjective":
         return None
     for m in _mentions_in(src, s):
-        if m.surface.lower() not in RED_FLAGS or not _asserted(s, m):
+        if m.surface.lower() not in RED_FLAGS or src.negated_in_note(m.start, m.end):
             continue
         if False in src.facts.statuses(m.canonical) and not _elsewhere(src, s, set(m.canonical)):
             return f"red-flag symptom: {m.surface}"
@@ -178,7 +171,7 @@ def _abnormal_result(src: NoteMaterial, s: _Sentence) -> str | None:
     if s.soap != "objective" or not _ABNORMAL.search(s.text):
         return None
     for m in _mentions_in(src, s):
-        if not set(m.kinds) & RESULT_KINDS or not _asserted(s, m):
+        if not set(m.kinds) & RESULT_KINDS or src.negated_in_note(m.start, m.end):
             continue
         if src.facts.has_concept(m.canonical) and not _elsewhere(src, s, set(m.canonical)):
             return f"abnormal result: {m.surface}"

@@ -69,7 +69,6 @@ from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.types import Edit, Perturber
 from clinjudge.text.numbers import spoken_numbers
 from clinjudge.text.quantities import Quantity, quantities_agree
-from clinjudge.text.sentences import split_sentences
 
 
 @dataclass(frozen=True)
@@ -239,7 +238,7 @@ def _note_values(src: NoteMaterial) -> list[tuple[str, _Shifted]]:
     """``(measure group, number match)`` of every value written right after a measure name in
     the same sentence (module docstring), skipping interpreted sentences."""
     out = []
-    for sentence in split_sentences(src.note):
+    for sentence in src.sentences:
         text = sentence.text
         if INTERPRETED.search(text):
             continue
