@@ -123,6 +123,9 @@ def print_result(data: dict) -> None:
         checkable = "" if c["checkable"] is None else ("yes" if c["checkable"] else "no")
         table.add_row(c["id"], c["label"], verdict, checkable, truncate(c["text"], 70), evidence)
     stdout.print(table)
+    for c in data["claims"]:
+        if c["verdict"] is not None and c["rationale"]:
+            stdout.print(f"{c['id']}: {c['rationale']}", markup=False, highlight=False)
     rate = data["unsupported_rate"]
     lo, hi = data["ci95"]
     shown = "n/a" if rate is None else f"{rate:.1%}"
@@ -133,4 +136,9 @@ def print_result(data: dict) -> None:
         f"{data['n_claims']} claims, {data['n_relevant']} relevant, "
         f"{data['n_excluded']} excluded ({data['parse_failures']} parse failures, "
         f"{data['errors']} errors)"
+    )
+    stdout.print(
+        "Only relevant claims (diagnosis or management) are rated, from the evidence alone; "
+        "checkable = the evidence addressed the claim at all. Per-claim details: --json.",
+        style="dim",
     )

@@ -91,3 +91,11 @@ def test_compare_with_row_evidence_writes_per_item_scores(tmp_path):
     assert per_item["good"]["unsupported_rate"] == 0.0
     assert per_item["bad"]["unsupported_rate"] == 1.0
     assert per_item["bad"]["n_claims"] == 1 and per_item["good"]["checkable_rate"] == 1.0
+
+
+def test_table_output_says_why_each_claim_was_rated(answer):
+    out = invoke("--answer", str(answer), "--corpus", str(CORPUS), "--backend", "offline")
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
+    assert "c1: not supported" in text and "650 mg" in text.split("c1: not supported")[1]
+    assert "c2: supported" in text and "checkable = the evidence addressed the claim" in text
