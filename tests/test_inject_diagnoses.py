@@ -13,11 +13,11 @@ from clinjudge.inject.diagnoses import (
     confusable_groups,
     diagnosis_swap,
     disease_ids,
-    indefinite_article,
     read_table,
 )
 from clinjudge.inject.shape import check_shape
 from clinjudge.inject.taxonomy import load_taxonomy
+from clinjudge.inject.types import indefinite_article
 from clinjudge.knowledge.base import KnowledgeBase
 
 KNEE = "[doctor] so your mri shows a meniscus tear in the right knee .\n[patient] okay ."

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 from clinjudge.inject.material import NoteMaterial, phrase_pattern
-from clinjudge.inject.types import Edit, Perturber, match_case
+from clinjudge.inject.types import Edit, Perturber, indefinite_article, match_case
 from clinjudge.judges.offline_facts import ConceptMention
 from clinjudge.judges.offline_rules import FINDING_KINDS
 from clinjudge.knowledge.concept import TERM_PREFIX, Mention
@@ -136,18 +136,6 @@ _CONDITION = FINDING_KINDS | {"disease"}
 #: Knowledge-base relations under which a transcript term names the same condition (not
 #: ``has_symptom``: "pain" does not name a fracture).
 NAMING_RELATIONS = frozenset({"same_as", "is_a", "brand_of", "expands_to", "lay_for", "xref"})
-_AN_LETTERS = frozenset("aeio")
-_AN_INITIALS = frozenset("AEFHILMNORSX")
-
-
-def _article_for(word: str) -> str:
-    """``"an"`` before a vowel sound (spelled acronyms by their first letter's name), else
-    ``"a"``."""
-    if len(word) > 1 and word[:2].isupper():
-        return "an" if word[0] in _AN_INITIALS else "a"
-    w = word.lower()
-    vowel = w[:1] in _AN_LETTERS or (w.startswith("u") and not re.match(r"u(?:n[ia]|r|s|t|k)", w))
-    return "an" if vowel else "a"
 
 
 @dataclass(frozen=True)
@@ -276,7 +264,9 @@ def _rewrite(text: str, rx: re.Match[str], hedge: Hedge) -> tuple[int, int, str]
         article = re.search(r"(?<![\w-])(an?) $", text[:start], re.I)
         if article:
             following = re.match(r"[\w-]+", text[end:])
-            new = match_case(article.group(1), _article_for(following.group() if following else ""))
+            new = match_case(
+                article.group(1), indefinite_article(following.group() if following else "")
+            )
             return start - len(article.group()), end, f"{new} "
         return start, end, ""
     if hedge.rewrite == "has":

@@ -55,7 +55,7 @@ from importlib import resources
 
 from clinjudge.inject.errors import named_anywhere
 from clinjudge.inject.material import NoteMaterial, phrase_pattern
-from clinjudge.inject.types import Edit, Perturber, match_case
+from clinjudge.inject.types import Edit, Perturber, indefinite_article, match_case
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.negation import history_or_hypothetical, is_negated
 
@@ -331,21 +331,6 @@ def _words_within(short: str, long: str) -> bool:
 
 
 # -- fluent replacement ----------------------------------------------------------------------
-
-
-def indefinite_article(phrase: str) -> str:
-    """``"a"`` or ``"an"`` before ``phrase`` by its first sound: letter names of acronyms
-    ("an ACL tear", "a UTI"), "a urinary", "an ulcerative", "an hour"."""
-    word = phrase.split()[0]
-    letters = word.rstrip("s") if word[:1].isupper() else word
-    if len(letters) > 1 and letters.isupper():
-        return "an" if letters[0] in "AEFHILMNORSX" else "a"
-    low = word.lower()
-    if low.startswith(("uni", "use", "usu", "uri", "ure", "eu", "one")):
-        return "a"
-    if low.startswith(("hour", "honest", "heir")):
-        return "an"
-    return "an" if low[:1] in set("aeiou") else "a"
 
 
 def _plural(kb: KnowledgeBase, s: _Stated, surface: str) -> bool:

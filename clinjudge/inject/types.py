@@ -167,3 +167,27 @@ def match_case(template: str, replacement: str) -> str:
     if letters and template.lstrip()[:1].isupper() and replacement[:1].islower():
         return replacement[:1].upper() + replacement[1:]
     return replacement
+
+
+#: First letters whose spoken name starts with a vowel sound ("an MRI", "an LLQ", "an X-ray").
+_VOWEL_LETTER_NAMES = frozenset("AEFHILMNORSX")
+#: Word starts spelled with a vowel but spoken with a consonant ("a urinary", "a one-time").
+_CONSONANT_SOUND = ("uni", "use", "usu", "uri", "ure", "uro", "uti", "ute", "eu", "one")
+#: Word starts spelled with a consonant but spoken with a vowel ("an hour").
+_VOWEL_SOUND = ("hour", "honest", "heir")
+
+
+def indefinite_article(phrase: str) -> str:
+    """``"a"`` or ``"an"`` before ``phrase`` by its first sound: acronyms by their first
+    letter's name ("an ACL tear", "a UTI", "an MRI"), "a urinary", "a euthyroid", "an ulcerative",
+    "an hour"; ``"a"`` before nothing."""
+    word = phrase.split()[0] if phrase.strip() else ""
+    letters = word.rstrip("s") if word[:1].isupper() else word
+    if len(letters) > 1 and letters[:2].isupper():
+        return "an" if letters[0] in _VOWEL_LETTER_NAMES else "a"
+    low = word.lower()
+    if low.startswith(_CONSONANT_SOUND):
+        return "a"
+    if low.startswith(_VOWEL_SOUND):
+        return "an"
+    return "an" if low[:1] in set("aeiou") else "a"
