@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import json
 import os
 import re
@@ -39,6 +40,7 @@ import numpy as np  # noqa: E402
 
 from clinjudge.api import ajudge_note, make_setup  # noqa: E402
 from clinjudge.knowledge.base import KnowledgeBase  # noqa: E402
+from clinjudge.metrics.intervals import wilson_interval  # noqa: E402
 from clinjudge.metrics.unit_labels import (  # noqa: E402
     ClaimCall,
     LabelledUnit,
@@ -263,6 +265,24 @@ def report(name: str, results: list[UnitResult], judged: dict, notes: dict, exam
     return s
 
 
+async def copy_notes(name: str, setup, limit: int | None) -> None:
+    """Share of claims flagged when the note is the transcript itself (ACI-Bench's
+    ``transcript`` baseline for test3): every claim is stated, so every flag is false."""
+    path = SHARED.parent / "model_notes" / "transcript_clef_taskC_test3.csv"
+    with path.open() as f:
+        rows = list(csv.DictReader(f))[:limit]
+    flagged = total = 0
+    for r in rows:
+        result = await ajudge_note(r["dialogue"], r["note"], setup=setup)
+        flagged += result.report.n_hallucinated
+        total += result.report.n_judged
+    lo, hi = wilson_interval(flagged, total)
+    print(
+        f"  transcript-copy notes: {flagged}/{total} claims flagged = {flagged / total:.1%} "
+        f"[{lo:.1%}, {hi:.1%}] over {len(rows)} notes (target ≤ 3%)"
+    )
+
+
 def save_rows(path: Path, name: str, results: list[UnitResult], judged: dict, notes: dict) -> None:
     with path.open("a") as out:
         for r in results:
@@ -332,6 +352,8 @@ async def main_async(args) -> None:
             )
         if args.save:
             save_rows(args.save, name, results, judged, notes)
+        if args.copies:
+            await copy_notes(name, setup, None)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS {peak:.0f} MB")
     if args.json:
@@ -348,6 +370,11 @@ def main() -> None:
     parser.add_argument("--encounters", type=lambda s: set(s.split(",")), default=None)
     parser.add_argument("--examples", type=int, default=2)
     parser.add_argument("--save", type=Path, default=None)
+    parser.add_argument(
+        "--copies",
+        action="store_true",
+        help="also judge the 40 transcript-copy notes (every flag is false)",
+    )
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))

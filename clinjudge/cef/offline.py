@@ -34,7 +34,7 @@ from clinjudge.cef.questions import CLINICAL_KINDS, select_facts, text_facts, ye
 from clinjudge.cef.result import ID_PREFIX, AnswerRecord, CefQuestion, Side
 from clinjudge.cef.wording import normalise_wording
 from clinjudge.judges.base import NoteInput
-from clinjudge.judges.offline import OfflineVerifier
+from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.transcript import parse_transcript
 from clinjudge.types import Claim, Verdict
@@ -59,7 +59,9 @@ class OfflineCef:
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
-        self.verifier = OfflineVerifier("inference-aware", kb)
+        # rules only: the combiner was fitted on note sentences judged against their visit, and
+        # CEF also asks a dialogue's facts of a summary
+        self.verifier = OfflineVerifier("inference-aware", kb, OfflineConfig(combiner=False))
         self._evidence: OrderedDict[str, NoteInput] = OrderedDict()
         self._negative: OrderedDict[str, bool] = OrderedDict()
 

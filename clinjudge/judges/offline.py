@@ -9,7 +9,8 @@ Per claim (SPEC §1), in this order:
      neither stated nor inferable, a cited guideline, study or organisation the transcript never
      talks about (offline_rules.py);
   4. coverage = |claim content tokens found in the evidence or inside verified quantities| /
-     |claim content tokens|; ≥ ``lexical_coverage`` → tier 1. The lexical mode stops here: tier 4;
+     |claim content tokens|; ≥ ``lexical_coverage`` (``strict_coverage`` in the lexical mode)
+     → tier 1. The lexical mode stops here: tier 4;
   5. inference-aware only — tokens inside concepts the transcript states in other words
      (synonym, trade/generic name, abbreviation, lay term) also count → tier 2; a close
      paraphrase by embedding → tier 2; a diagnosis linked to stated findings (has_symptom, is_a),
@@ -25,9 +26,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from clinjudge import embeddings
+from clinjudge.judges import evidence_signals as signals
 from clinjudge.judges import offline_rules as rules
 from clinjudge.judges.base import NoteInput
+from clinjudge.judges.claim_features import Assessment, Measures, claim_features
+from clinjudge.judges.combiner import (
+    Combiner,
+    default_combiner,
+    supported_reason,
+    unsupported_reason,
+)
 from clinjudge.judges.evidence import Unit, as_evidence
+from clinjudge.judges.exam import SYSTEMS, claim_systems
 from clinjudge.judges.offline_facts import (
     ConceptMention,
     TranscriptFacts,
@@ -35,6 +45,7 @@ from clinjudge.judges.offline_facts import (
     concept_mentions,
 )
 from clinjudge.judges.offline_rules import ClaimAnalysis
+from clinjudge.judges.plan_items import plan_kinds
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
@@ -65,6 +76,9 @@ class OfflineConfig:
 
     top_k: int = 5
     lexical_coverage: float = 0.8
+    #: The lexical mode's bar for "explicitly stated" (strict grounding, SPEC §1 stage 1): set
+    #: on the sentence labels for a recall of errors ≥ 0.8 (0.72 at 0.8, 0.83 at 0.9).
+    strict_coverage: float = 0.9
     knowledge_coverage: float = 0.8
     paraphrase_cosine: float = 0.72
     paraphrase_coverage: float = 0.5
@@ -80,6 +94,9 @@ class OfflineConfig:
     #: symptom picture; one other relation (``is_a`` …) to an affirmed condition is enough.
     min_findings: int = 2
     dense: bool = True
+    #: Weigh the measurements of every claim no hard rule decided with the packaged combiner
+    #: (inference-aware mode; :mod:`.combiner`) instead of the threshold cascade alone.
+    combiner: bool = True
 
 
 class OfflineVerifier:
@@ -94,6 +111,35 @@ class OfflineVerifier:
         self.config = config or OfflineConfig(dense=mode != "lexical")
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
+        return [self.decide(a) for a in await self.assess_claims(claims, note)]
+
+    def decide(self, a: Assessment) -> Verdict:
+        """The final verdict: a hard rule's stays; otherwise, in inference-aware mode, the
+        combiner's probability that a reviewer would call the claim unsupported decides
+        between the rules' supported tier and tier 4 (module docstring of :mod:`.combiner`)."""
+        combiner = self._combiner
+        if a.decided_by_rule or combiner is None or a.features is None:
+            return a.verdict
+        p = combiner.probability(a.features)
+        v = a.verdict
+        if p >= combiner.threshold and v.supported:
+            return v.model_copy(
+                update={"tier": 4, "subtype": "no_basis", "rationale": unsupported_reason(a, p)}
+            )
+        if p < combiner.threshold and not v.supported:
+            return v.model_copy(
+                update={"tier": 3, "subtype": "inference", "rationale": supported_reason(a, p)}
+            )
+        return v
+
+    @property
+    def _combiner(self) -> Combiner | None:
+        if self.mode == "lexical" or not self.config.combiner:
+            return None
+        return default_combiner()
+
+    async def assess_claims(self, claims: list[Claim], note: NoteInput) -> list[Assessment]:
+        """:meth:`assess` for every claim, in order (the transcript facts are built once)."""
         facts = self._facts(note)
         if self.config.dense:
             if "note_encoded" not in note.cache:  # one batch for the whole note, then cache hits
@@ -102,7 +148,7 @@ class OfflineVerifier:
             vectors: list = list(embeddings.encode([c.text for c in claims]))
         else:
             vectors = [None] * len(claims)
-        return [self.judge(c, v, facts, note) for c, v in zip(claims, vectors, strict=True)]
+        return [self.assess(c, v, facts, note) for c, v in zip(claims, vectors, strict=True)]
 
     def _facts(self, note: NoteInput) -> TranscriptFacts:
         key = f"offline_facts:{self.config.dense}"
@@ -116,6 +162,13 @@ class OfflineVerifier:
     def judge(
         self, claim: Claim, vector: np.ndarray | None, facts: TranscriptFacts, note: NoteInput
     ) -> Verdict:
+        return self.decide(self.assess(claim, vector, facts, note))
+
+    def assess(
+        self, claim: Claim, vector: np.ndarray | None, facts: TranscriptFacts, note: NoteInput
+    ) -> Assessment:
+        """The rules' verdict on one claim, and — unless a contradiction or safety-floor rule
+        decided it — what they measured on the way (:mod:`.claim_features`)."""
         cfg = self.config
         lexical = self.mode == "lexical"
         analysis = ClaimAnalysis(
@@ -141,71 +194,129 @@ class OfflineVerifier:
                 backend="offline",
             )
 
-        closest = [u for u, _ in hits[:3]]
+        ruled = self._hard_rules(analysis, facts, window, [u for u, _ in hits[:3]])
+        if ruled:
+            return Assessment(claim, verdict(*ruled), decided_by_rule=True)
+        best = hits[0][0] if hits else None
+        m = self._measure(analysis, facts, note, window, pool, best)
+        if not analysis.tokens:
+            return Assessment(
+                claim,
+                verdict(1, "restatement", "no checkable content beyond polarity words"),
+                features=m.features,
+            )
+        restated = cfg.strict_coverage if lexical else cfg.lexical_coverage
+        if m.lexical_coverage >= restated:
+            why = f"stated in the transcript ({m.lexical_coverage:.0%} of words)"
+            return Assessment(
+                claim, verdict(1, "restatement", why), features=m.features, novel=m.novel
+            )
+        if lexical:
+            why = f"not stated in the transcript ({m.lexical_coverage:.0%} of words)"
+            return Assessment(
+                claim, verdict(4, "no_basis", why), features=m.features, novel=m.novel
+            )
+        tier, subtype, why, used = m.cascade
+        return Assessment(
+            claim,
+            verdict(tier, subtype, why, used),
+            m.number_rule or m.by_knowledge,
+            features=m.features,
+            novel=m.novel,
+        )
+
+    def _hard_rules(self, analysis, facts, window, closest) -> tuple | None:
+        """Contradictions (tier 5) and the safety floor (tier 4): ``(tier, subtype, reason)``."""
+        lexical = self.mode == "lexical"
         reason = rules.concept_contradiction(analysis, facts, window) or (
-            rules.laterality_contradiction(claim.text, facts, window)
+            rules.laterality_contradiction(analysis.claim.text, facts, window)
         )
         if reason:
-            return verdict(5, "contradiction", reason)
-        reason = rules.missing_medication(analysis, facts, literal_only=lexical)
+            return 5, "contradiction", reason
+        reason = rules.missing_medication(analysis, facts, self.kb, literal_only=lexical)
         if reason:
-            return verdict(4, "no_basis", reason)
+            return 4, "no_basis", reason
         quantity = rules.check_quantities(analysis, facts, closest)
         if quantity:
-            return verdict(quantity[0], "", quantity[1])
+            return quantity[0], "", quantity[1]
         reason = (
             rules.missing_procedure(analysis, facts, literal_only=lexical)
             or self._missing_diagnosis(analysis, facts, literal_only=lexical)
-            or rules.unsupported_citation(claim.text, facts)
+            or rules.unsupported_citation(analysis.claim.text, facts)
         )
-        if reason:
-            return verdict(4, "no_basis", reason)
-        if not analysis.tokens:
-            return verdict(1, "restatement", "no checkable content beyond polarity words")
-        covered = _coverage(analysis, pool)
-        if covered >= cfg.lexical_coverage:
-            return verdict(1, "restatement", f"stated in the transcript ({covered:.0%} of words)")
-        if lexical:
-            return verdict(4, "no_basis", f"not stated in the transcript ({covered:.0%} of words)")
-        return self._infer(analysis, facts, note, window, pool, verdict)
+        return (4, "no_basis", reason) if reason else None
 
-    def _infer(self, analysis, facts, note, window, pool, verdict) -> Verdict:
+    def _measure(self, analysis, facts, note, window, pool, best) -> Measures:
+        """Coverage, similarity and the inference checks of steps 2–4, and the tier the
+        cascade of thresholds gives (:class:`Measures`)."""
         cfg = self.config
+        m = Measures(lexical_coverage=_coverage(analysis, pool))
+        if self.mode == "lexical":
+            m.novel, m.features = claim_features(analysis, m, pool, facts)
+            return m
         spans, used, subtype = self._equivalents(analysis, facts, window)
         analysis.accounted.extend(spans)
-        covered = _coverage(analysis, pool)
-        if used and covered >= cfg.knowledge_coverage:
-            return verdict(2, subtype, f"stated in equivalent terms ({covered:.0%} of words)", used)
-        cosine = _max_cosine(facts, window, analysis.vector)
-        if cosine >= cfg.paraphrase_cosine and covered >= cfg.paraphrase_coverage:
-            return verdict(2, "paraphrase", f"paraphrase of the transcript (cosine {cosine:.2f})")
+        normal = rules.normal_exam_finding(analysis)
+        objective = analysis.claim.section == "objective"
+        systems = claim_systems(analysis.claim.text) if objective else []
+        unvoiced = [name for name in systems if name not in facts.voiced]
+        if normal and systems and not unvoiced:  # abstraction of an exam the visit voiced
+            analysis.accounted.extend(exam_word_spans(analysis, systems))
+        covered = m.coverage = _coverage(analysis, pool)
+        cosine = m.cosine = _max_cosine(facts, window, analysis.vector)
+        m.coverage_anywhere = _coverage(analysis, facts.tokens)
+        m.equivalents = len(spans)
         inferred = self._diagnosis_inference(analysis, facts)
-        if inferred:
-            return verdict(3, "inference", inferred[0], inferred[1])
-        support = _cross_section(analysis, note, pool, cfg)
-        if support:
-            return verdict(3, "inference", support, used)
-        if _BOILERPLATE.search(analysis.claim.text):
-            return verdict(3, "inference", "standard documentation statement")
-        unstated = rules.unstated_number(analysis, facts)
-        if unstated:
-            return verdict(4, "no_basis", f"value {unstated} is not stated in the transcript")
-        if rules.normal_exam_finding(analysis):
-            return verdict(3, "inference", "normal examination finding (exam abstraction)")
-        if (
+        cross = _cross_section(analysis, note, pool, cfg)
+        documentation = bool(_BOILERPLATE.search(analysis.claim.text))
+        m.unstated_number = rules.unstated_number(analysis, facts)
+        local = signals.local_coverage(analysis, facts, best)
+        claim_text = analysis.claim.text
+        m.flags = {
+            "diagnosis_inferred": bool(inferred),
+            "cross_section": bool(cross),
+            "documentation": documentation,
+            "normal_exam": normal,
+            "exam_claim": bool(systems),
+            "exam_unvoiced": bool(unvoiced),
+            "local_coverage": local,
+            "plan_unvoiced": any(k not in facts.plans for k in plan_kinds(claim_text)),
+        }
+        if used and covered >= cfg.knowledge_coverage:
+            why = f"stated in equivalent terms ({covered:.0%} of words)"
+            m.cascade, m.by_knowledge = (2, subtype, why, used), True
+        elif cosine >= cfg.paraphrase_cosine and covered >= cfg.paraphrase_coverage:
+            m.cascade = (2, "paraphrase", f"paraphrase of the transcript (cosine {cosine:.2f})", ())
+        elif inferred:
+            m.cascade, m.by_knowledge = (3, "inference", inferred[0], inferred[1]), True
+        elif cross:
+            m.cascade = (3, "inference", cross, used)
+        elif documentation:
+            m.cascade = (3, "inference", "standard documentation statement", ())
+        elif m.unstated_number:  # a specific value is never inferred (safety floor)
+            why = f"value {m.unstated_number} is not stated in the transcript"
+            m.cascade, m.number_rule = (4, "no_basis", why, ()), True
+        elif normal and unvoiced:
+            why = f"examination of the {unvoiced[0]} is never voiced in the visit"
+            m.cascade = (4, "no_basis", why, ())
+        elif normal:
+            m.cascade = (3, "inference", "normal examination finding (exam abstraction)", ())
+        elif (
             (cosine >= cfg.inference_cosine and covered >= cfg.inference_coverage)
             or (covered >= cfg.summary_min_coverage and cosine >= cfg.summary_min_cosine)
             or cosine >= cfg.semantic_cosine
         ):
             why = f"clinical summary of the transcript (cosine {cosine:.2f}, {covered:.0%} words)"
-            return verdict(3, "inference", why, used)
-        anywhere = _coverage(analysis, facts.tokens)
-        if anywhere >= cfg.summary_coverage and cosine >= cfg.summary_cosine:
-            why = f"summary of facts stated across the transcript ({anywhere:.0%} of words)"
-            return verdict(3, "inference", why, used)
-        return verdict(
-            4, "no_basis", f"no basis found ({covered:.0%} of words, cosine {cosine:.2f})"
-        )
+            m.cascade = (3, "inference", why, used)
+        elif m.coverage_anywhere >= cfg.summary_coverage and cosine >= cfg.summary_cosine:
+            share = m.coverage_anywhere
+            why = f"summary of facts stated across the transcript ({share:.0%} of words)"
+            m.cascade = (3, "inference", why, used)
+        else:
+            why = f"no basis found ({covered:.0%} of words, cosine {cosine:.2f})"
+            m.cascade = (4, "no_basis", why, ())
+        m.novel, m.features = claim_features(analysis, m, pool, facts)
+        return m
 
     # -- knowledge ---------------------------------------------------------------------------
     def _equivalents(self, analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]):
@@ -227,6 +338,8 @@ class OfflineVerifier:
                 relation = next((r for r in relations if r in rules.EQUIVALENCE_RELATIONS), None)
             if relation is None and self._sense_stated(m, pool):
                 relation = "expands_to"
+            if relation is None and facts.phrase_said(self.kb.lay_phrases(m.canonical)):
+                relation = "lay_for"  # "any blood in your stool ?" for hematochezia
             if relation is None:
                 continue
             spans.append((m.start, m.end))
@@ -264,6 +377,8 @@ class OfflineVerifier:
         for m in analysis.mentions:
             if "disease" not in m.kinds or m.negated or rules.literal_mention(m, facts):
                 continue
+            if rules.sought_not_found(analysis.claim.text, m.start):
+                continue
             if literal_only:
                 return f"diagnosis '{m.surface}' is not stated in the transcript"
             if not facts.has_concept(m.canonical) and not self._inferable(m, facts):
@@ -275,6 +390,7 @@ class OfflineVerifier:
             if "disease" in m.kinds and not m.negated and not facts.has_concept(m.canonical):
                 link = self._inferable(m, facts)
                 if link:
+                    analysis.accounted.append((m.start, m.end))
                     return f"'{m.surface}' is inferable: {link}", self._entries(m, "has_symptom")
         return None
 
@@ -309,7 +425,7 @@ class OfflineVerifier:
         ]
 
 
-_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z /&,-]{0,40}:\s")
+_LABEL = re.compile(r"^\s*(?:[-•*#]+\s*)?[A-Za-z][A-Za-z /&,()-]{0,50}:\s")
 
 
 def claim_tokens(text: str) -> list[tuple[str, int, int]]:
@@ -317,12 +433,18 @@ def claim_tokens(text: str) -> list[tuple[str, int, int]]:
     ("Medical Treatment:", "Cardiovascular:") are left out — they structure the note, they
     state nothing."""
     label = _LABEL.match(text)
-    skip = label.end() if label and len(label.group().split()) <= 4 else 0
+    skip = label.end() if label and len(label.group().split()) <= 7 else 0
     return [
         (token, start, end)
         for token, start, end in content_token_spans(text)
         if start >= skip and token not in POLARITY_WORDS
     ]
+
+
+def exam_word_spans(analysis: ClaimAnalysis, systems: list[str]) -> list[tuple[int, int]]:
+    """Spans of the claim's examination words of these systems ("wheezes", "rhonchi")."""
+    words = set().union(*(SYSTEMS[name].claim_words for name in systems))
+    return [(start, end) for token, start, end in analysis.tokens if token in words]
 
 
 def _coverage(analysis: ClaimAnalysis, pool: set[str]) -> float:

@@ -11,13 +11,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from rapidfuzz.distance import Levenshtein
+
 from clinjudge.judges.evidence import SentenceIndex, Unit, transcript_index
+from clinjudge.judges.exam import voiced_systems
+from clinjudge.judges.plan_items import voiced_plan_kinds
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.laterality import Laterality, laterality_mentions
 from clinjudge.text.negation import answer_polarity as reply_polarity
 from clinjudge.text.negation import is_negated
+from clinjudge.text.normalize import content_token_spans, content_tokens, stem
+from clinjudge.text.numbers import DIGIT_WORDS, format_number, is_number_word, spoken_numbers
 from clinjudge.text.quantities import Quantity, extract_quantities
 from clinjudge.types import Transcript
+
+_WORD = re.compile(r"[a-z]+")
 
 #: Concept kinds whose presence or absence a conversation establishes.
 FINDING_KINDS = frozenset({"symptom", "finding", "disease"})
@@ -44,6 +52,40 @@ class TranscriptFacts:
     lateralities: list[list[Laterality]]
     status: dict[str, set[bool | None]] = field(default_factory=dict)  # canonical -> negated?
     tokens: set[str] = field(default_factory=set)
+    compounds: set[str] = field(default_factory=set)  # "air cast", "pre-diabetes" written whole
+    numbers: set[str] = field(default_factory=set)  # every value said, ASR decimals read whole
+    voiced: set[str] = field(default_factory=set)  # body systems examined aloud (judges.exam)
+    plans: set[str] = field(default_factory=set)  # plan kinds talked about (judges.plan_items)
+    _spelled: dict[str, bool] = field(default_factory=dict, repr=False)
+
+    def phrase_said(self, phrases: list[str]) -> bool:
+        """Whether one transcript sentence holds every content word of one of these phrases,
+        in any order and with other words between ("any blood in your stool ?" says "blood in
+        stool")."""
+        for phrase in phrases:
+            words = frozenset(content_tokens(phrase))
+            if words and any(words <= u.tokens for u in self.index.units):
+                return True
+        return False
+
+    def says(self, token: str) -> bool:
+        """Whether the transcript has this content token (a normalised stem): as a word, as
+        two adjacent words written in one ("air cast" for "Aircast", "pre-diabetes" for
+        "prediabetes"), or — for
+        stems of six letters or more — misspelled the way speech recognition spells drug names
+        ("asprin" for aspirin, "lucentes" for Lucentis, "ranititine"): one edit, same first
+        letter. Two edits would let "hypotension" pass for "hypertension"."""
+        if token in self.tokens or token in self.compounds:
+            return True
+        if len(token) < 6 or token[:1].isdigit():
+            return False
+        if token not in self._spelled:
+            self._spelled[token] = any(
+                t[:1] == token[:1] and Levenshtein.distance(t, token, score_cutoff=1) <= 1
+                for t in self.tokens
+                if abs(len(t) - len(token)) <= 1
+            )
+        return self._spelled[token]
 
     def statuses(self, canonical: tuple[str, ...]) -> set[bool]:
         """Definite negation flags of the transcript's mentions of any of these classes."""
@@ -91,6 +133,13 @@ _QUESTION_CUE = re.compile(
 _ASKS = re.compile(r"\b(?:any|do you|did you|have you|are you|ever)\b", re.I)
 
 
+def asked_from(unit: Unit) -> int:
+    """Where the question of a sentence begins: its last question opener ("any", "do you" …)
+    when a statement comes first, else 0 (the whole sentence asks)."""
+    starts = [m.start() for m in _ASKS.finditer(unit.text)]
+    return starts[-1] if starts and not _QUESTION_CUE.search(unit.text) else 0
+
+
 def is_question(unit: Unit, following: Unit | None) -> bool:
     """A sentence that asks: it ends with "?", opens like a question, or — since ASR drops the
     "?" — is a clinician's sentence with "any ..." / "do you ..." that the other speaker answers."""
@@ -104,6 +153,25 @@ def is_question(unit: Unit, following: Unit | None) -> bool:
     )
 
 
+_ASSERTS = re.compile(
+    r"\b(?:have|has|had|is|are|was|were|got|get|feel|felt|see|saw|hear|heard|appreciate|show|"
+    r"shows|showed|noticed|reports?|denies)\b",
+    re.I,
+)
+
+
+def is_checklist(unit: Unit, found: list[ConceptMention]) -> bool:
+    """A clinician's sentence that only lists two symptoms or more, with no verb ("chest pain ,
+    shortness of breath , belly pain-"): a review-of-systems question whose "?" the
+    transcription dropped, not a statement that the patient has them. (Exam findings listed
+    by a dictating clinician — "range of motion , flexion" — are not questions.)"""
+    findings = [m for m in found if m.kinds & {"symptom", "disease"}]
+    if unit.speaker != "doctor" or len(findings) < 2 or _ASSERTS.search(unit.text):
+        return False
+    words = content_token_spans(unit.text)
+    return bool(words) and all(any(m.start <= s and e <= m.end for m in found) for _, s, e in words)
+
+
 def answer_polarity(unit: Unit, following: Unit | None) -> bool | None:
     """For a question, whether the next speaker's reply denies (True) or affirms (False) it."""
     if following is None or following.turn == unit.turn:
@@ -112,14 +180,21 @@ def answer_polarity(unit: Unit, following: Unit | None) -> bool | None:
     return None if polarity is None else polarity == "negative"
 
 
-def question_status(found: list[ConceptMention], answer: bool | None) -> list[ConceptMention]:
+def question_status(
+    found: list[ConceptMention], answer: bool | None, asked_from: int = 0
+) -> list[ConceptMention]:
     """Mentions of a question take the status of the answer, for the findings asked about: a
     "no" to "any fever or chills?" denies both, a "yes" affirms a single finding (a yes to a list
     is ambiguous). A question about a drug ("have you taken anything for the pain?") is about
-    the drug, so its answer settles no finding; everything else is unknown (``None``)."""
+    the drug, so its answer settles no finding; everything else is unknown (``None``).
+    Mentions before offset ``asked_from`` belong to a statement the sentence opened with
+    ("you have normal range of motion so that's good any pain down your legs") and keep
+    their own status."""
+    stated = [m for m in found if m.end <= asked_from]
+    found = [m for m in found if m.end > asked_from]
     findings = [m for m in found if m.kinds & FINDING_KINDS]
     about_drug = any("drug" in m.kinds for m in found)
-    updated = []
+    updated = list(stated)
     for m in found:
         flag: bool | None = None
         if m.kinds & FINDING_KINDS and not about_drug:
@@ -139,16 +214,19 @@ def build_transcript_facts(
     mentions: list[list[ConceptMention]] = []
     status: dict[str, set[bool]] = {}
     tokens: set[str] = set()
+    compounds: set[str] = set()
     for i, unit in enumerate(units):
         found = concept_mentions(kb, unit.text)
         following = units[i + 1] if i + 1 < len(units) else None
-        if found and is_question(unit, following):
-            found = question_status(found, answer_polarity(unit, following))
+        if found and (is_question(unit, following) or is_checklist(unit, found)):
+            found = question_status(found, answer_polarity(unit, following), asked_from(unit))
         for m in found:
             for cid in m.canonical:
                 status.setdefault(cid, set()).add(m.negated)
         mentions.append(found)
         tokens |= unit.tokens
+        words = _WORD.findall(unit.text.lower())
+        compounds |= {stem(a + b) for a, b in zip(words, words[1:], strict=False)}
     return TranscriptFacts(
         index=index,
         mentions=mentions,
@@ -156,4 +234,27 @@ def build_transcript_facts(
         lateralities=[laterality_mentions(u.text) for u in units],
         status=status,
         tokens=tokens,
+        compounds=compounds,
+        numbers=spoken_values(transcript),
+        voiced=voiced_systems(u.text for u in units),
+        plans=voiced_plan_kinds(u.text for u in units),
     )
+
+
+_LEADING_DECIMAL = re.compile(r"(?:^|\b([a-z]+))\s+\.\s*(\d|[a-z]+)\b")
+
+
+def spoken_values(transcript: Transcript) -> set[str]:
+    """Every number of the transcript's turns as the normaliser writes it, reading ASR decimals
+    whole: "ninety eight . six" is 98.6 (:func:`spoken_numbers`, turn by turn, since a sentence
+    splitter cuts at that full stop) and "cup to disc is . two" is 0.2."""
+    values: set[str] = set()
+    for turn in transcript.turns:
+        text = turn.text.lower()
+        values |= {format_number(v) for _, _, v in spoken_numbers(text)}
+        for m in _LEADING_DECIMAL.finditer(text):
+            before, digit = m.group(1), m.group(2)
+            value = DIGIT_WORDS.get(digit) if not digit.isdigit() else int(digit)
+            if value is not None and not is_number_word(before or ""):
+                values.add(format_number(float(f"0.{value}")))
+    return values

@@ -17,6 +17,7 @@ import numpy as np
 
 from clinjudge.judges.evidence import Unit
 from clinjudge.judges.offline_facts import FINDING_KINDS, ConceptMention, TranscriptFacts
+from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.laterality import lateralities_conflict, laterality_mentions
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.quantities import Quantity, quantities_agree
@@ -69,6 +70,8 @@ def concept_contradiction(
             continue
         if m.negated and not directly_negated(analysis, m):
             continue
+        if _narrower_with_same_status(m, facts):
+            continue
         opposite = [
             t for t in nearby if t.negated is not None and set(t.canonical) & set(m.canonical)
         ]
@@ -78,6 +81,17 @@ def concept_contradiction(
             )
             return f"claim {claim_says} '{m.surface}', the transcript {transcript_says} it"
     return None
+
+
+def _narrower_with_same_status(mention: ConceptMention, facts: TranscriptFacts) -> bool:
+    """The transcript states the claim's status of a narrower form of the finding ("seasonal
+    allergies" affirmed, "allergies" to medication denied): no contradiction."""
+    words = set(content_tokens(mention.surface))
+    return any(
+        t.negated is mention.negated and words <= set(content_tokens(t.surface))
+        for ms in facts.mentions
+        for t in ms
+    )
 
 
 _NEGATION = re.compile(
@@ -154,18 +168,44 @@ def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: li
     return None
 
 
+#: Substances the drug dictionaries list that a note names as a nutrient, a lab analyte or a
+#: body constituent ("limiting her sodium intake", "glucose levels", "hemoglobin A1c"): not a
+#: medication claim. Their words are still checked like any other words.
+NOT_MEDICATIONS = frozenset(
+    content_tokens(
+        "sodium salt potassium glucose sugar hemoglobin haemoglobin iron calcium magnesium "
+        "cholesterol oxygen water alcohol caffeine nicotine protein creatinine albumin urea "
+        "bicarbonate chloride phosphorus phosphate zinc fiber carbohydrate carbohydrates fat "
+        "bilirubin lactate ketones uric acid"
+    )
+)
+
+
 def missing_medication(
-    analysis: ClaimAnalysis, facts: TranscriptFacts, *, literal_only: bool
+    analysis: ClaimAnalysis, facts: TranscriptFacts, kb: KnowledgeBase, *, literal_only: bool
 ) -> str | None:
     """A medication the transcript never names (lexical: by its very name; inference-aware:
-    by any name of the same drug)."""
+    by any name of the same drug, and a drug class by any drug of the class the transcript
+    names: "statin" ← "crestor")."""
     for m in analysis.mentions:
         if "drug" not in m.kinds or m.negated:
             continue
-        found = literal_mention(m, facts) or (not literal_only and facts.has_concept(m.canonical))
+        if set(content_tokens(m.surface)) <= NOT_MEDICATIONS:
+            continue
+        found = literal_mention(m, facts) or (
+            not literal_only and (facts.has_concept(m.canonical) or _class_named(m, facts, kb))
+        )
         if not found:
             return f"medication '{m.surface}' is not mentioned in the transcript"
     return None
+
+
+def _class_named(mention: ConceptMention, facts: TranscriptFacts, kb: KnowledgeBase) -> bool:
+    """A drug class of which the transcript names a member."""
+    if "drug_class" not in mention.kinds:
+        return False
+    drugs = {t.surface for ms in facts.mentions for t in ms if "drug" in t.kinds}
+    return any(kb.related(mention.surface, d) == "in_class" for d in drugs)
 
 
 def check_quantities(
@@ -294,10 +334,27 @@ def unsupported_citation(claim_text: str, facts: TranscriptFacts) -> str | None:
     return None
 
 
+#: Words that make a diagnosis the *object* of a test or a search, not a finding: "a stress
+#: test to evaluate for ischemia", "EMG to localize the nerve compression", "rule out DVT".
+_PURPOSE = re.compile(
+    r"\b(?:(?:evaluat|assess|screen|check|look|test|monitor|watch|work(?:-?up)?)\w*\s+for"
+    r"|rul(?:e|ing)\s+out|r/o|to\s+(?:confirm|localize|locali[sz]e|determine|exclude|identify|"
+    r"investigate|see\s+if|assess|evaluate)|concern(?:ed)?\s+for|suspicious\s+for)\b",
+    re.I,
+)
+
+
+def sought_not_found(claim_text: str, start: int) -> bool:
+    """The mention at ``start`` follows a purpose phrase of its clause (:data:`_PURPOSE`)."""
+    clause = re.split(r"[.;]", claim_text[:start])[-1]
+    return bool(_PURPOSE.search(clause))
+
+
 def literal_mention(mention: ConceptMention, facts: TranscriptFacts) -> bool:
-    """Every content word of the mention occurs in the transcript."""
+    """Every content word of the mention occurs in the transcript (as the transcript spells
+    it: :meth:`TranscriptFacts.says`)."""
     words = content_tokens(mention.surface)
-    return bool(words) and all(w in facts.tokens for w in words)
+    return bool(words) and all(facts.says(w) for w in words)
 
 
 _NORMAL_FINDING = re.compile(
@@ -321,12 +378,15 @@ def normal_exam_finding(analysis: ClaimAnalysis) -> bool:
 
 
 #: Numbers that are not clinical values: calendar dates (01/20/2020, 2018 — documentation
-#: metadata, spoken in too many ways to match), clock times, anatomical ordinals.
+#: metadata, spoken in too many ways to match), clock times, anatomical ordinals, and numbers
+#: that are part of a name ("type 2 diabetes", "COVID-19", "grade II", "L4-L5", "B12").
 _DATE = re.compile(
     r"\b(?:\d{1,2}/){1,2}\d{2,4}\b|\b(?:19|20)\d{2}\b"  # dates
     r"|\b\d{1,2}:\d{2}\b"  # clock times
     r"|\b\d+(?:st|nd|rd|th)\b"  # ordinals naming anatomy ("5th metatarsal")
-    r"|\ball \d quadrants\b",
+    r"|\ball \d quadrants\b"
+    r"|\b(?:type|grade|stage|class|phase|cranial nerves?)\s+\d+\b"  # names with a number
+    r"|[A-Za-z]-?\d+\b",  # COVID-19, L4, B12, A1c's "1"
     re.I,
 )
 
@@ -336,7 +396,7 @@ def unstated_number(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | No
     values are never inferred (SPEC §1 safety floor)."""
     dates = [m.span() for m in _DATE.finditer(analysis.claim.text)]
     for token, start, end in analysis.tokens:
-        if not token[:1].isdigit() or token in facts.tokens:
+        if not token[:1].isdigit() or token in facts.tokens or token in facts.numbers:
             continue
         if any(s <= start and end <= e for s, e in dates):
             continue

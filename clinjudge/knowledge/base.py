@@ -58,6 +58,7 @@ class KnowledgeBase:
         self.root = root
         self.model = model
         self._index: ConceptIndex | None = None
+        self._lay: dict[str, list[str]] | None = None
         self._surfaces: tuple[list[str], list[list[str]]] | None = None
         self._index_lock = threading.Lock()
         self.index_rebuilt = False
@@ -185,6 +186,21 @@ class KnowledgeBase:
                 if target_key and k == target_key:
                     return rel
         return None
+
+    def lay_phrases(self, canonical_ids: Iterable[str]) -> list[str]:
+        """The lay terms (``lay_for``) of the classes with these canonical ids: how a patient
+        says what a note writes ("blood in stool" for hematochezia)."""
+        if self._lay is None:
+            lx = self.lexicon
+            lay: dict[str, list[str]] = {}
+            for i, c in enumerate(lx.concepts):
+                if c.kind != "lay_term":
+                    continue
+                for rel, cls in lx.edges.get(i, ()):
+                    if rel == "lay_for":
+                        lay.setdefault(lx.canonical_id(cls), []).append(c.preferred)
+            self._lay = lay
+        return [p for cid in canonical_ids for p in self._lay.get(cid, ())]
 
     def _parents(self, members: Iterable[int]) -> list[int]:
         lx = self.lexicon

@@ -36,6 +36,18 @@ SUBHEADINGS: frozenset[str] = frozenset(
      "special testing", "gait", "breast", "pelvic", "rectal", "back", "spine", "mental status"}
 )  # fmt: skip
 
+#: Words that make up a body-system sub-heading ("Head and Face", "Ears, Nose, Mouth and
+#: Throat", "Hematology/Lymphatic/Immunology").
+SYSTEM_WORDS: frozenset[str] = frozenset(
+    {"head", "face", "eyes", "eye", "ears", "ear", "nose", "mouth", "throat", "neck", "chest",
+     "breasts", "breast", "heart", "lungs", "abdomen", "back", "spine", "pelvis", "rectum",
+     "extremities", "skin", "hair", "nails", "hematology", "hematologic", "lymphatic",
+     "lymph", "immunology", "immunologic", "allergic", "endocrine", "neurologic",
+     "neurological", "psychiatric", "musculoskeletal", "genitourinary", "gastrointestinal",
+     "cardiovascular", "respiratory", "constitutional", "integumentary", "vascular", "vitals",
+     "general", "and", "&"}
+)  # fmt: skip
+_SYSTEM_SPLIT = re.compile(r"[\s,/&]+")
 _LABEL_ONLY_RE = re.compile(r"[^:\n]{1,60}:\s*")
 _CUT_RE = re.compile(r";|,(?=\s+[A-Z][A-Za-z0-9 /()-]{0,30}:\s)")
 _TRIM_CHARS = " \t\r\n,;"
@@ -49,6 +61,9 @@ def is_label_only(text: str) -> bool:
     if _LABEL_ONLY_RE.fullmatch(t) and len(t.split()) <= 6:
         return True
     key = normalize_label(t)
+    words = [w for w in _SYSTEM_SPLIT.split(t.lower().strip(" :-•*")) if w]
+    if words and len(words) <= 6 and all(w in SYSTEM_WORDS for w in words):
+        return True
     return key in SUBHEADINGS or (key in HEADER_SOAP and not t.endswith("."))
 
 

@@ -89,7 +89,8 @@ _HISTORICAL_PSEUDO = r"""
 _TERMINATORS = r"""
     \b(?:but|however|although|though|except|which|who|whose|yet|whereas|still|because|apart\s+from|
        aside\s+from|other\s+than|reports?|reported|endorses?|endorsed|complains?|complaining|c/o|
-       admits?|positive|presents?|presenting|has|is\s+having|notes?|noted)\b
+       admits?|positive|presents?|presenting|has|have|had|is\s+having|notes?|noted|shows?|showed|
+       reveals?|revealed|demonstrates?)\b
 """
 _CONTEXT_TERMINATORS = (
     r"\b(?:but|however|although|though|except|whereas|apart\s+from|aside\s+from)\b"

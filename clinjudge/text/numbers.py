@@ -161,7 +161,14 @@ def format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-_DIGIT_WORDS = frozenset(w for w, v in _UNITS.items() if v < 10)
+def is_number_word(word: str) -> bool:
+    """A spelled cardinal word ("eight", "twenty", "hundred")."""
+    return word in _UNITS or word in _TENS or word in _SCALES
+
+
+#: Spelled digits, zero to nine: ``{"zero": 0, ..., "nine": 9}``.
+DIGIT_WORDS: dict[str, int] = {w: int(v) for w, v in _UNITS.items() if v < 10}
+_DIGIT_WORDS = frozenset(DIGIT_WORDS)
 _SPOKEN_DECIMAL = re.compile(r"\s*\.\s*$")
 
 

@@ -276,6 +276,11 @@ _PATTERNS: list[tuple[str, Builder]] = [
     (r"\b(?P<w>twice|thrice)\b", _count_word),
 ]  # fmt: skip
 _COMPILED = [(re.compile(rx), build) for rx, build in _PATTERNS]
+#: "40 mg a day", "1,000 milligrams a day", "one tablet a night": the rate after a dose is a
+#: once-daily frequency (its own span, next to the dose it follows).
+_DOSE_PER_DAY = re.compile(
+    rf"(?:{_ALTS['dose']})\s+(?:of\s+[a-z]+\s+)?(?P<f>(?:a|per|each|every)\s+(?:day|night))\b"
+)
 
 
 def _mask(text: str) -> tuple[str, dict[int, float], list[tuple[int, int, float]]]:
@@ -313,6 +318,15 @@ def extract_quantities(text: str) -> list[Quantity]:
             out.append(
                 Quantity(
                     kind=kind, value=value, value2=value2, unit=unit, start=s, end=e, text=text[s:e]
+                )
+            )
+    for m in _DOSE_PER_DAY.finditer(masked):
+        s, e = m.span("f")
+        if free(s, e):
+            taken.append((s, e))
+            out.append(
+                Quantity(
+                    kind="frequency", value=1.0, unit="per_day", start=s, end=e, text=text[s:e]
                 )
             )
     for s, e, v in numbers:

@@ -1,0 +1,90 @@
+"""The claim combiner: a logistic regression over the offline verifier's measurements.
+
+For a claim that no contradiction or safety-floor rule decided, the combiner weighs what the
+rules measured (:data:`clinjudge.judges.claim_features.FEATURES`) and gives the probability that
+a careful reviewer would call the claim unsupported:
+
+    p = σ(b + Σ_i w_i · (x_i − μ_i) / s_i),     flagged (tier 4) when p ≥ threshold
+
+Weights, scaling and threshold are package data (``data/combiner.json``), fitted by
+``bench/train_combiner.py`` on the ACI-Bench sentence labels and scored there by
+leave-one-encounter-out cross-validation (SPEC §9); the file records what it was fitted on.
+Nothing is downloaded or trained at run time, and the score is deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from clinjudge.judges.claim_features import FEATURES, Assessment, feature_vector
+
+COMBINER_PATH = Path(__file__).with_name("data") / "combiner.json"
+
+
+@dataclass(frozen=True)
+class Combiner:
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+
+    @classmethod
+    def from_file(cls, path: Path = COMBINER_PATH) -> Combiner:
+        data = json.loads(path.read_text())
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(
+                f"{path}: fitted on other features than clinjudge.judges.claim_features "
+                "defines; refit it with bench/train_combiner.py --write"
+            )
+        return cls(
+            features=tuple(data["features"]),
+            mean=tuple(data["mean"]),
+            scale=tuple(data["scale"]),
+            coef=tuple(data["coef"]),
+            intercept=float(data["intercept"]),
+            threshold=float(data["threshold"]),
+        )
+
+    def probability(self, values: dict[str, float]) -> float:
+        """p(unsupported) of a claim with these feature values (module docstring)."""
+        x = feature_vector(values)
+        z = self.intercept + sum(
+            w * (v - m) / s for w, v, m, s in zip(self.coef, x, self.mean, self.scale, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def flags(self, values: dict[str, float]) -> bool:
+        return self.probability(values) >= self.threshold
+
+
+@lru_cache(maxsize=1)
+def default_combiner() -> Combiner | None:
+    """The packaged combiner, or ``None`` when the package carries none."""
+    return Combiner.from_file() if COMBINER_PATH.exists() else None
+
+
+def unsupported_reason(a: Assessment, p: float) -> str:
+    """Why the combiner calls a claim unsupported, in a reviewer's words."""
+    novel = a.novel.specifics() if a.novel else []
+    features = a.features or {}
+    if features.get("exam_unvoiced"):
+        what = "an examination finding the visit never voices"
+    elif novel:
+        what = "not said in the visit: " + ", ".join(f"'{w}'" for w in novel[:4])
+    else:
+        what = "the visit does not say this (its words appear, the statement does not)"
+    return f"{what} (judged unsupported, score {p:.2f})"
+
+
+def supported_reason(a: Assessment, p: float) -> str:
+    """Why the combiner keeps a claim the threshold rules could not place."""
+    return (
+        "not stated word for word, but a reasonable summary of the visit "
+        f"(judged supported, score {p:.2f}; rules: {a.verdict.rationale})"
+    )

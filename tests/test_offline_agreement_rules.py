@@ -1,0 +1,189 @@
+"""What the offline verifier learned from sentence labels (issue 12): examinations nobody voiced,
+names the visit never says, ASR spellings, lay phrasing, review-of-systems questions, numbers
+that are names, plan items by habit, and the combiner that weighs the measurements."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clinjudge.api import judge_note, make_setup
+from clinjudge.judges.claim_features import FEATURES, capitalised_names, documentation_rates
+from clinjudge.judges.combiner import Combiner, default_combiner
+from clinjudge.judges.exam import claim_systems, voiced_systems
+from clinjudge.judges.plan_items import plan_kinds, voiced_plan_kinds
+from clinjudge.text.claims import is_label_only
+from clinjudge.text.negation import is_negated
+from clinjudge.text.quantities import extract_quantities
+
+FIXTURES = Path(__file__).parent / "fixtures" / "soap"
+TRANSCRIPT = (FIXTURES / "transcript.txt").read_text()
+EXAM = TRANSCRIPT + "[doctor] your lungs sound nice and clear .\n"
+
+
+@pytest.fixture(scope="module")
+def setups():
+    return {m: make_setup(m, "offline") for m in ("lexical", "inference-aware")}
+
+
+def verdict(
+    setups,
+    sentence: str,
+    *,
+    section: str = "PHYSICAL EXAM",
+    transcript=TRANSCRIPT,
+    mode: str = "inference-aware",
+):
+    result = judge_note(transcript, f"{section}\n\n{sentence}\n", setup=setups[mode])
+    assert len(result.report.verdicts) == 1, result.report
+    return result.report.verdicts[0]
+
+
+# -- examinations --------------------------------------------------------------------------------
+def test_exam_systems_of_claims_and_of_the_visit():
+    assert claim_systems("Neck supple without thyromegaly.") == ["head and neck"]
+    assert claim_systems("No wheezes, rales, or rhonchi.") == ["lungs"]
+    assert claim_systems("Vital signs are within normal limits.") == ["vital signs"]
+    said = ["let me listen to your heart .", "your lungs sound nice and clear ."]
+    assert voiced_systems(said) == {"lungs"}  # the intention to listen voices nothing
+    assert voiced_systems(["normal physical exam per my template ."]) >= {"heart", "abdomen"}
+
+
+def test_normal_exam_of_a_voiced_system_is_an_abstraction(setups):
+    v = verdict(
+        setups, "Lungs clear to auscultation bilaterally, no wheezes or rhonchi.", transcript=EXAM
+    )
+    assert v.supported, v
+
+
+def test_normal_exam_nobody_voiced_is_fabricated(setups):
+    v = verdict(setups, "Abdomen soft, nontender, no organomegaly.", transcript=EXAM)
+    assert v.tier == 4 and "abdomen" in v.rationale, v
+
+
+# -- names, numbers, headings --------------------------------------------------------------------
+def test_capitalised_words_inside_a_sentence_are_name_candidates():
+    text = "Joyce Price is a 50-year-old female. Mr. Moore reports COPD."
+    spans = [text[s:e] for s, e in capitalised_names(text, [])]
+    assert spans == ["Price", "Moore"]  # sentence openers are grammar, "Mr." opens a name
+
+
+def test_a_surname_the_visit_never_says_is_flagged(setups):
+    v = verdict(
+        setups,
+        "Mr. Lee Harrington reports right knee pain for 2 weeks.",
+        section="HISTORY OF PRESENT ILLNESS",
+    )
+    assert v.tier == 4 and "Harrington" in v.rationale, v
+    ok = verdict(
+        setups, "Mr. Lee reports right knee pain for 2 weeks.", section="HISTORY OF PRESENT ILLNESS"
+    )
+    assert ok.supported, ok
+
+
+def test_numbers_that_are_part_of_a_name_are_not_values(setups):
+    transcript = TRANSCRIPT + "[doctor] and your diabetes , the type two , is fine .\n"
+    v = verdict(
+        setups, "Diabetes mellitus type 2, stable.", section="ASSESSMENT", transcript=transcript
+    )
+    assert v.supported, v
+
+
+def test_body_system_subheadings_are_not_claims():
+    assert is_label_only("Hematology/Lymphatic/Immunology")
+    assert is_label_only("Ears, Nose, Mouth and Throat:")
+    assert not is_label_only("Hypertension")
+
+
+# -- speech recognition and everyday words --------------------------------------------------------
+def test_drug_names_as_speech_recognition_spells_them(setups):
+    transcript = TRANSCRIPT + "[doctor] keep taking your asprin every day .\n"
+    v = verdict(setups, "Continue aspirin.", section="PLAN", transcript=transcript)
+    assert v.supported, v
+    two_edits = verdict(setups, "Continue asparin.", section="PLAN")  # not in the visit at all
+    assert not two_edits.supported
+
+
+def test_spoken_decimals_are_values_the_visit_states(setups):
+    transcript = TRANSCRIPT + "[doctor] your temperature is ninety eight . six today .\n"
+    v = verdict(setups, "Temperature 98.6.", transcript=transcript)
+    assert v.supported, v
+
+
+def test_dose_per_day_is_a_once_daily_frequency():
+    (dose, freq) = extract_quantities("1,000 milligrams a day")
+    assert (dose.kind, dose.value) == ("dose", 1000.0)
+    assert (freq.kind, freq.value, freq.unit) == ("frequency", 1.0, "per_day")
+    assert [q.kind for q in extract_quantities("two cups a day")] == ["other"]
+
+
+def test_lay_phrase_said_with_other_words_between(setups):
+    transcript = TRANSCRIPT + "[doctor] any blood in your stool ?\n[patient] no .\n"
+    v = verdict(setups, "Denies hematochezia.", section="REVIEW OF SYSTEMS", transcript=transcript)
+    assert v.supported and v.tier == 2, v
+
+
+def test_nutrients_and_analytes_are_not_medications(setups):
+    v = verdict(setups, "Continues to limit sodium intake.", section="PLAN")
+    assert "medication" not in v.rationale
+
+
+def test_negation_stops_at_a_new_positive_clause():
+    s = "no lower extremity edema , you have healed surgical scars on the right wrist ."
+    assert is_negated(s, s.index("edema"), s.index("edema") + 5)
+    assert not is_negated(s, s.index("scars"), s.index("scars") + 5)
+
+
+def test_a_review_of_systems_list_is_a_question_answered_next(setups):
+    transcript = (
+        "[doctor] chest pain , shortness of breath , belly pain-\n[patient] no , none of that .\n"
+        "[doctor] and your knee ?\n[patient] it hurts .\n"
+    )
+    v = verdict(setups, "Denies chest pain.", section="REVIEW OF SYSTEMS", transcript=transcript)
+    assert v.tier != 5, v  # the clinician listed them; the patient denied them
+
+
+def test_a_statement_before_the_question_keeps_its_status(setups):
+    transcript = (
+        "[doctor] you have normal range of motion so that's good any pain down your legs\n"
+        "[patient] no .\n"
+    )
+    v = verdict(setups, "Normal range of motion.", transcript=transcript)
+    assert v.tier != 5, v
+
+
+# -- plan items -------------------------------------------------------------------------------
+def test_plan_kinds_of_note_and_visit():
+    assert plan_kinds("Follow up in 4 weeks and call with any concerns.") == [
+        "follow-up",
+        "contact",
+    ]
+    assert voiced_plan_kinds(["i'll see you back in a month ."]) == {"follow-up"}
+    assert voiced_plan_kinds(["okay , sounds good ."]) == set()
+
+
+# -- the combiner ------------------------------------------------------------------------------
+def test_packaged_combiner_matches_the_features_and_is_deterministic():
+    combiner = default_combiner()
+    assert combiner is not None and combiner.features == FEATURES
+    values = {"coverage": 0.2, "cosine": 0.3, "novel_fact": 3.0, "novel_specificity": 1.0}
+    p = combiner.probability(values)
+    assert 0.0 < p < 1.0 and p == combiner.probability(values)
+    stated = {"coverage": 1.0, "coverage_anywhere": 1.0, "cosine": 0.9, "local_coverage": 1.0}
+    assert combiner.probability(stated) < combiner.threshold < p
+
+
+def test_combiner_file_for_other_features_is_refused(tmp_path):
+    bad = tmp_path / "c.json"
+    bad.write_text(
+        '{"features": ["x"], "mean": [0], "scale": [1], "coef": [1], '
+        '"intercept": 0, "threshold": 0.5}'
+    )
+    with pytest.raises(ValueError, match="refit"):
+        Combiner.from_file(bad)
+
+
+def test_documentation_vocabulary_separates_wording_from_facts():
+    rates = documentation_rates()
+    assert rates["report"] > 0.9 and rates["knee"] < 0.1
