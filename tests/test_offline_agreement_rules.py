@@ -187,3 +187,19 @@ def test_combiner_file_for_other_features_is_refused(tmp_path):
 def test_documentation_vocabulary_separates_wording_from_facts():
     rates = documentation_rates()
     assert rates["report"] > 0.9 and rates["knee"] < 0.1
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("[patient] they took my appendix out when i was a kid .", "Appendectomy in childhood."),
+        ("[patient] i had a nose job years ago .", "Rhinoplasty."),
+        ("[doctor] there's a little fluid in the knee .", "Mild effusion of the knee."),
+        ("[doctor] your ekg is normal .", "EKG normal."),
+        ("[doctor] we'll get an x-ray of your wrist .", "XR wrist."),
+        ("[doctor] i want you to come back in about a week .", "Follow up in 1 week."),
+    ],
+)
+def test_what_reviewers_accept_is_not_flagged(setups, said, written):
+    v = verdict(setups, written, section="ASSESSMENT AND PLAN", transcript=said + "\n")
+    assert v.supported, v

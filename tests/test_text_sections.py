@@ -219,3 +219,19 @@ def test_unheaded_note_is_one_subjective_section():
 def test_empty_note():
     assert segment_note("").sections == []
     assert segment_note("   \n").sections == []
+
+
+def test_soap_letter_headers_open_their_sections():
+    note = "S: Knee pain for 2 weeks.\nO - Knee swollen.\nA: Sprain.\nP: Ice and rest."
+    got = [(s.header, s.soap, note[s.start : s.end]) for s in segment_note(note).sections]
+    assert got == [
+        ("S", "subjective", "Knee pain for 2 weeks."),
+        ("O", "objective", "Knee swollen."),
+        ("A", "assessment", "Sprain."),
+        ("P", "plan", "Ice and rest."),
+    ]
+
+
+def test_a_lone_p_in_a_vitals_list_is_a_pulse_not_a_plan():
+    note = "VITALS\nBP: 120/80\nP: 72\n\nHISTORY\nKnee pain."
+    assert [s.soap for s in segment_note(note).sections] == ["objective", "subjective"]

@@ -41,9 +41,9 @@ SYSTEMS: dict[str, System] = {
             "vital vitals blood pressure bp heart rate pulse temperature afebrile febrile "
             "respiratory rate respirations oxygen saturation spo2 sat bmi weight"
         ),
-        _stems(
-            "vital vitals blood pressure temperature fever pulse heart rate oxygen "
-            "saturation sats weight bmi"
+        _stems(  # measurements only: "fever" and "weight" are history questions too
+            "vital vitals blood pressure temperature pulse heart rate oxygen saturation sats "
+            "bmi respiratory rate"
         ),
     ),
     "general": System(

@@ -220,7 +220,7 @@ class OfflineVerifier:
         return Assessment(
             claim,
             verdict(tier, subtype, why, used),
-            m.number_rule or m.by_knowledge,
+            m.number_rule or (m.by_knowledge and not m.novel.specifics()),
             features=m.features,
             novel=m.novel,
         )
@@ -240,7 +240,7 @@ class OfflineVerifier:
         if quantity:
             return quantity[0], "", quantity[1]
         reason = (
-            rules.missing_procedure(analysis, facts, literal_only=lexical)
+            rules.missing_procedure(analysis, facts, self.kb, literal_only=lexical)
             or self._missing_diagnosis(analysis, facts, literal_only=lexical)
             or rules.unsupported_citation(analysis.claim.text, facts)
         )

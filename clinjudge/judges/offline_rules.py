@@ -122,6 +122,17 @@ _GAP_WORDS = frozenset(
         "severe",
         "acute",
         "chronic",
+        # the verbs of "has not had any", "denies having", "no history of"
+        "had",
+        "have",
+        "has",
+        "having",
+        "been",
+        "experienced",
+        "experiencing",
+        "noticed",
+        "history",
+        "felt",
     ]
 )
 
@@ -293,13 +304,20 @@ def drug_context(
 
 
 def missing_procedure(
-    analysis: ClaimAnalysis, facts: TranscriptFacts, *, literal_only: bool
+    analysis: ClaimAnalysis, facts: TranscriptFacts, kb: KnowledgeBase, *, literal_only: bool
 ) -> str | None:
+    """A procedure or test the transcript never mentions (inference-aware: by any name,
+    lay phrasing included — "they took my appendix out" for appendectomy)."""
     for m in analysis.mentions:
         if not (set(m.kinds) & {"procedure", "test"}) or m.negated:
             continue
-        if not (literal_mention(m, facts) or (not literal_only and facts.has_concept(m.canonical))):
-            return f"procedure/test '{m.surface}' is not mentioned in the transcript"
+        if literal_mention(m, facts):
+            continue
+        if not literal_only and (
+            facts.has_concept(m.canonical) or facts.phrase_said(kb.lay_phrases(m.canonical))
+        ):
+            continue
+        return f"procedure/test '{m.surface}' is not mentioned in the transcript"
     return None
 
 

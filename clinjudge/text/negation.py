@@ -246,7 +246,9 @@ _NEGATIVE_ANSWER_RE = _rx(
 )
 _POSITIVE_ANSWER_RE = _rx(
     rf"^\W*{_FILLERS}(?:yes\b|yeah\b|yep\b|yup\b|uh-huh\b|mm-hmm\b|mhm\b|correct\b|right\b|sure\b|"
-    rf"definitely\b|absolutely\b|i\s+do\b|i\s+have\b|i\s+did\b|a\s+little\b|sometimes\b)"
+    rf"definitely\b|absolutely\b|i\s+do\b|i\s+have\b|i\s+did\b|a\s+little\b|sometimes\b|"
+    rf"i(?:['’]ve|\s+have)?\s+noticed\b|i\s+had\b|i['’]ve\s+(?:had|been)\b|some\b|probably\b|"
+    rf"i\s+think\s+so\b|kind\s+of\b|sort\s+of\b|maybe\s+a\s+(?:little|bit)\b)"
 )
 
 

@@ -14,6 +14,8 @@ A line opens a section when it is a known header (:mod:`clinjudge.text.headers`)
    objective result).
 3. **Code after a sentence** — ``PC: Abdominal pain. HPC: Periumbilical pain`` (codes only).
 4. ``NKDA`` / ``NKA`` outside a subjective section starts an unheaded subjective section.
+5. **SOAP letters** — ``S:``, ``O -``, ``A:``, ``P:``, ``A/P:`` open their sections in a note
+   where at least three different letters open lines.
 
 Text before the first header is subjective. Assessment sections are then split into
 assessment/plan parts: a line (or a sentence) starting with a plan marker (``Plan:``,
@@ -121,15 +123,43 @@ def _label_header(line: str, current: _Open) -> tuple[str, SoapSection, int] | N
     return None
 
 
+#: A SOAP letter opening a line: "S:", "O -", "A/P:", "A&P:".
+_LETTER_RE = re.compile(r"[ \t]*(?P<label>[SOAP]|A/P|A&P)[ \t]*[:\-–][ \t]*", re.I)
+_LETTERS: dict[str, SoapSection] = {
+    "s": "subjective", "o": "objective", "a": "assessment", "p": "plan", "a/p": "assessment",
+    "a&p": "assessment",
+}  # fmt: skip
+
+
+def _letter_headers(text: str) -> dict[int, tuple[str, SoapSection, int]]:
+    """Line start → (header, class, body offset) for the SOAP letters of a note written in
+    that style — at least three different letters open lines ("S:", "O:", "A:", "P:"); a lone
+    "P: 72" in a vitals list is a pulse, not a plan."""
+    found = {}
+    for m in _LINE_RE.finditer(text):
+        hit = _LETTER_RE.match(m.group())
+        if hit:
+            label = hit.group("label")
+            found[m.start()] = (label, _LETTERS[label.lower()], m.start() + hit.end())
+    return found if len({soap for _, soap, _ in found.values()}) >= 3 else {}
+
+
 def _find_openings(text: str) -> list[_Open]:
     """Every section opening in note order (before the assessment/plan split)."""
     current = _Open("", "subjective", "none", 0, 0)
     opened = [current]
     prev_blank = True
+    letters = _letter_headers(text)
     for m in _LINE_RE.finditer(text):
         line, s = m.group(), m.start()
         if not line.strip():
             prev_blank = True
+            continue
+        if s in letters:
+            header, soap, body = letters[s]
+            current = _Open(header, soap, "inline", body, s)
+            opened.append(current)
+            prev_blank = False
             continue
         own = _own_line_header(line, prev_blank, current)
         if own:
