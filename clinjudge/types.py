@@ -167,6 +167,9 @@ class Provenance(BaseModel):
     prompts: list[PromptRef] = []
     dataset: str | None = None
     knowledge: dict[str, object] = {}
+    #: The offline verifier's settings and the digest of its fitted combiner: what decides an
+    #: offline verdict, so that a run made with other rules is never resumed as this one.
+    verifier: dict[str, object] = {}
     created: str = ""
 
 

@@ -186,3 +186,16 @@ def test_api_evaluate_scores_one_text_with_any_judge(kb):
     assert verdicts["Take 5000 mg of metformin daily."] == "not_supported"
     assert verdicts["Metformin is first-line therapy for type 2 diabetes."] == "supported"
     assert row["unsupported_rate"] == 0.5
+
+
+def test_offline_soap_identity_changes_with_the_verifier_settings():
+    from clinjudge.api import make_setup
+    from clinjudge.evaluators.soap import SoapEvaluator
+    from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
+
+    setup = make_setup("inference-aware", "offline")
+    first = SoapEvaluator("inference-aware", setup).identity()
+    assert first["verifier"]["combiner"] and first["knowledge"]
+    other = OfflineVerifier("inference-aware", setup.verifier.kb, OfflineConfig(combiner=False))
+    setup.provenance.verifier = other.fingerprint()
+    assert SoapEvaluator("inference-aware", setup).identity() != first

@@ -40,6 +40,9 @@ class SoapEvaluator:
             "model": p.model,
             "decoding": p.decoding,
             "prompts": [ref.sha256 for ref in p.prompts],
+            "knowledge": p.knowledge.get("digest"),
+            "verifier": p.verifier,
+            "package_version": p.package_version,
         }
 
     def provenance(self) -> dict[str, Any]:

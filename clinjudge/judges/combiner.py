@@ -14,6 +14,7 @@ Nothing is downloaded or trained at run time, and the score is deterministic.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -33,10 +34,12 @@ class Combiner:
     coef: tuple[float, ...]
     intercept: float
     threshold: float
+    digest: str = ""  # sha256 of the file it was read from (first 16 hex digits)
 
     @classmethod
     def from_file(cls, path: Path = COMBINER_PATH) -> Combiner:
-        data = json.loads(path.read_text())
+        raw = path.read_bytes()
+        data = json.loads(raw)
         if tuple(data["features"]) != FEATURES:
             raise ValueError(
                 f"{path}: fitted on other features than clinjudge.judges.claim_features "
@@ -49,6 +52,7 @@ class Combiner:
             coef=tuple(data["coef"]),
             intercept=float(data["intercept"]),
             threshold=float(data["threshold"]),
+            digest=hashlib.sha256(raw).hexdigest()[:16],
         )
 
     def probability(self, values: dict[str, float]) -> float:

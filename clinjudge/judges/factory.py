@@ -82,7 +82,9 @@ def build_judge(
         },
     )
     if resolved == "offline":
-        return JudgeSetup(OfflineVerifier(mode, kb), SplitterExtractor(), provenance)
+        verifier = OfflineVerifier(mode, kb)
+        provenance.verifier = verifier.fingerprint()
+        return JudgeSetup(verifier, SplitterExtractor(), provenance)
     caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
     model_id = caller.model_id
     judge_prompt = load_prompt(PROMPT_BY_MODE[mode], overrides.get(PROMPT_BY_MODE[mode]))

@@ -20,6 +20,7 @@ Per claim (SPEC §1), in this order:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -131,6 +132,15 @@ class OfflineVerifier:
                 update={"tier": 3, "subtype": "inference", "rationale": supported_reason(a, p)}
             )
         return v
+
+    def fingerprint(self) -> dict[str, object]:
+        """What decides this verifier's verdicts besides the code: its settings and the digest
+        of the combiner it applies (``None`` when it applies none)."""
+        combiner = self._combiner
+        return {
+            "config": dataclasses.asdict(self.config),
+            "combiner": combiner.digest if combiner else None,
+        }
 
     @property
     def _combiner(self) -> Combiner | None:
