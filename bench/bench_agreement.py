@@ -136,6 +136,10 @@ FLAG_KINDS = [  # (kind, pattern over the flagging verdict's rationale)
     ("affirmed ↔ denied", r"^claim (?:affirms|denies)"),
     ("left ↔ right", r"contradicts '(?:left|right)"),
     ("no basis (wording)", r"^no basis found|^not stated in the transcript"),
+    ("exam never voiced", r"^examination of the .* never voiced"),
+    ("combiner: words the visit never says", r"^not said in the visit"),
+    ("combiner: exam never voiced", r"^an examination finding the visit never voices"),
+    ("combiner: statement not made", r"^the visit does not say this"),
 ]
 
 
