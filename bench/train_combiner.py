@@ -28,6 +28,7 @@ import json
 import os
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -132,18 +133,29 @@ def soft_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if not r["hard"] and r["label"] is not None]
 
 
-#: Encounters whose errors were never read while the rules were written (development used
-#: the other labelled encounters): ``--held-out`` scores them with a combiner fitted on the rest.
-HELD_OUT = (
-    "D2N184", "D2N185", "D2N186", "D2N189", "D2N190", "D2N191",  # labelled with the dev set
-    "D2N192", "D2N193", "D2N194", "D2N195", "D2N196", "D2N198", "D2N199", "D2N200",  # later
-)  # fmt: skip
+@dataclass
+class Fitted:
+    """A combiner fitted on some claim rows, with its threshold."""
+
+    model: LogisticRegression
+    mean: np.ndarray
+    scale: np.ndarray
+    threshold: float
+    positives: int
+    claims: int
+
+    def probability(self, row: dict) -> float:
+        z = (np.array(row["x"]) - self.mean) / self.scale
+        return float(self.model.predict_proba(z[None, :])[0, 1])
+
+    def flags(self, row: dict) -> bool:
+        """The hard rule's call, or the combiner's."""
+        return row["rule_flag"] if row["hard"] else self.probability(row) >= self.threshold
 
 
-def held_out(rows: list[dict], units: dict, c: float) -> tuple[dict, dict]:
-    """Rules alone and rules + a combiner fitted on the other encounters, on :data:`HELD_OUT`."""
-    flags = {}
-    train = [r for r in rows if r["encounter"] not in HELD_OUT]
+def fit_combiner(train: list[dict], c: float) -> Fitted:
+    """Weights on the claims no hard rule decided; threshold on all of ``train`` (the hard
+    rules' flags count towards the objective too)."""
     soft = soft_rows(train)
     x = np.array([r["x"] for r in soft])
     y = np.array([r["label"] for r in soft], dtype=bool)
@@ -157,16 +169,26 @@ def held_out(rows: list[dict], units: dict, c: float) -> tuple[dict, dict]:
         pos=int(y.sum()) + sum(r["label"] for r in hard),
         n_hard=len(hard),
     )
-    keep = [i for i, r in enumerate(rows) if r["encounter"] in HELD_OUT]
-    for i in keep:
-        r = rows[i]
-        z = (np.array(r["x"]) - mean) / scale
-        soft_flag = model.predict_proba(z[None, :])[0, 1] >= threshold
-        flags[i] = r["rule_flag"] if r["hard"] else bool(soft_flag)
-    sub_rows = [rows[i] for i in keep]
+    return Fitted(model, mean, scale, threshold, int(y.sum()), len(soft))
+
+
+#: Encounters whose errors were never read while the rules were written (development used
+#: the other labelled encounters): ``--held-out`` scores them with a combiner fitted on the rest.
+HELD_OUT = (
+    "D2N184", "D2N185", "D2N186", "D2N189", "D2N190", "D2N191",  # labelled with the dev set
+    "D2N192", "D2N193", "D2N194", "D2N195", "D2N196", "D2N198", "D2N199", "D2N200",  # later
+)  # fmt: skip
+
+
+def held_out(rows: list[dict], units: dict, c: float) -> tuple[dict, dict]:
+    """Rules alone and rules + a combiner fitted on the other encounters, on :data:`HELD_OUT`."""
+    fitted = fit_combiner([r for r in rows if r["encounter"] not in HELD_OUT], c)
+    sub_rows = [r for r in rows if r["encounter"] in HELD_OUT]
     sub_units = {k: v for k, v in units.items() if k.split("/")[0] in HELD_OUT}
     rules = unit_agreement(sub_rows, {j: r["rule_flag"] for j, r in enumerate(sub_rows)}, sub_units)
-    combined = unit_agreement(sub_rows, {j: flags[i] for j, i in enumerate(keep)}, sub_units)
+    combined = unit_agreement(
+        sub_rows, {j: fitted.flags(r) for j, r in enumerate(sub_rows)}, sub_units
+    )
     return rules, combined
 
 
@@ -174,33 +196,14 @@ def cross_validate(rows: list[dict], c: float) -> dict[int, bool]:
     """Leave-one-encounter-out flags of every claim (index into ``rows``); each row gets its
     held-out probability as ``p``."""
     flags: dict[int, bool] = {}
-    encounters = sorted({r["encounter"] for r in rows})
-    for held in encounters:
-        train = [r for r in rows if r["encounter"] != held]
-        soft = soft_rows(train)
-        x = np.array([r["x"] for r in soft])
-        y = np.array([r["label"] for r in soft], dtype=bool)
-        model, mean, scale = fit(x, y, c)
-        p_train = model.predict_proba((x - mean) / scale)[:, 1]
-        hard = [r for r in train if r["hard"] and r["label"] is not None]
-        threshold = best_threshold(
-            p_train,
-            y,
-            hard_pos=sum(r["rule_flag"] for r in hard),
-            hard_tp=sum(r["rule_flag"] and r["label"] for r in hard),
-            pos=int(y.sum()) + sum(r["label"] for r in hard),
-            n_hard=len(hard),
-        )
+    for held in sorted({r["encounter"] for r in rows}):
+        fitted = fit_combiner([r for r in rows if r["encounter"] != held], c)
         for i, r in enumerate(rows):
             if r["encounter"] != held:
                 continue
-            if r["hard"]:
-                flags[i] = r["rule_flag"]
-            else:
-                z = (np.array(r["x"]) - mean) / scale
-                r["p"] = float(model.predict_proba(z[None, :])[0, 1])
-                r["threshold"] = threshold
-                flags[i] = r["p"] >= threshold
+            if not r["hard"]:
+                r["p"], r["threshold"] = fitted.probability(r), fitted.threshold
+            flags[i] = fitted.flags(r)
     return flags
 
 
@@ -253,19 +256,8 @@ async def main_async(args) -> None:
                 out.write(json.dumps(r) + "\n")
     if not args.write:
         return
-    soft = soft_rows(rows)
-    x = np.array([r["x"] for r in soft])
-    y = np.array([r["label"] for r in soft], dtype=bool)
-    model, mean, scale = fit(x, y, args.C)
-    hard = [r for r in rows if r["hard"] and r["label"] is not None]
-    threshold = best_threshold(
-        model.predict_proba((x - mean) / scale)[:, 1],
-        y,
-        hard_pos=sum(r["rule_flag"] for r in hard),
-        hard_tp=sum(r["rule_flag"] and r["label"] for r in hard),
-        pos=int(y.sum()) + sum(r["label"] for r in hard),
-        n_hard=len(hard),
-    )
+    fitted = fit_combiner(rows, args.C)
+    model, mean, scale, threshold = fitted.model, fitted.mean, fitted.scale, fitted.threshold
     payload = {
         "model": "logistic regression over clinjudge.judges.claim_features.FEATURES",
         "features": list(FEATURES),
@@ -279,8 +271,8 @@ async def main_async(args) -> None:
         "fitted_on": {
             "labels": "ACI-Bench test3 sentence labels (GUIDE.md), CC BY 4.0",
             "encounters": sorted({r["encounter"] for r in rows}),
-            "claims": len(soft),
-            "positives": int(y.sum()),
+            "claims": fitted.claims,
+            "positives": fitted.positives,
         },
         "cross_validation": {
             "scheme": "leave one encounter out",
