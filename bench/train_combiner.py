@@ -78,6 +78,7 @@ async def collect(notes: dict, units: dict, verifier: OfflineVerifier) -> list[d
                     "tier": a.verdict.tier,
                     "novel": a.novel.specifics() if a.novel else [],
                     "gold": "; ".join(u.reason for u in touching if u.positive),
+                    "evidence": [e.text for e in a.verdict.evidence],
                 }
             )
         if i % 10 == 0 or i == len(notes):
@@ -177,6 +178,7 @@ def fit_combiner(train: list[dict], c: float) -> Fitted:
 HELD_OUT = (
     "D2N184", "D2N185", "D2N186", "D2N189", "D2N190", "D2N191",  # labelled with the dev set
     "D2N192", "D2N193", "D2N194", "D2N195", "D2N196", "D2N198", "D2N199", "D2N200",  # later
+    "D2N201", "D2N202", "D2N203", "D2N204", "D2N205", "D2N206", "D2N207",  # last
 )  # fmt: skip
 
 

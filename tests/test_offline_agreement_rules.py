@@ -203,3 +203,19 @@ def test_documentation_vocabulary_separates_wording_from_facts():
 def test_what_reviewers_accept_is_not_flagged(setups, said, written):
     v = verdict(setups, written, section="ASSESSMENT AND PLAN", transcript=said + "\n")
     assert v.supported, v
+
+
+def test_a_referral_the_visit_never_made_is_fabricated(setups):
+    v = verdict(setups, "Referred to podiatry for nail care.", section="PLAN")
+    assert v.tier == 4 and "podiatry" in v.rationale, v
+    said = TRANSCRIPT + "[doctor] i'm going to send you to a foot doctor for your nails .\n"
+    assert verdict(
+        setups, "Referred to podiatry for nail care.", section="PLAN", transcript=said
+    ).supported
+
+
+def test_imaging_of_a_site_the_visit_never_imaged_is_a_contradiction(setups):
+    v = verdict(setups, "X-ray of the right ankle was ordered.", section="PLAN")
+    assert v.tier == 5 and "knee" in v.rationale, v
+    ok = verdict(setups, "X-ray of the right knee was ordered.", section="PLAN")
+    assert ok.supported, ok

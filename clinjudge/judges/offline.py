@@ -238,8 +238,10 @@ class OfflineVerifier:
     def _hard_rules(self, analysis, facts, window, closest) -> tuple | None:
         """Contradictions (tier 5) and the safety floor (tier 4): ``(tier, subtype, reason)``."""
         lexical = self.mode == "lexical"
-        reason = rules.concept_contradiction(analysis, facts, window) or (
-            rules.laterality_contradiction(analysis.claim.text, facts, window)
+        reason = (
+            rules.concept_contradiction(analysis, facts, window)
+            or rules.laterality_contradiction(analysis.claim.text, facts, window)
+            or rules.imaging_site_contradiction(analysis.claim.text, facts)
         )
         if reason:
             return 5, "contradiction", reason
@@ -253,6 +255,7 @@ class OfflineVerifier:
             rules.missing_procedure(analysis, facts, self.kb, literal_only=lexical)
             or self._missing_diagnosis(analysis, facts, literal_only=lexical)
             or rules.unsupported_citation(analysis.claim.text, facts)
+            or rules.unmentioned_referral(analysis.claim.text, facts)
         )
         return (4, "no_basis", reason) if reason else None
 
