@@ -29,6 +29,7 @@ import numpy as np
 from clinjudge import embeddings
 from clinjudge.judges import evidence_signals as signals
 from clinjudge.judges import offline_rules as rules
+from clinjudge.judges import unvoiced_orders as orders
 from clinjudge.judges.base import NoteInput
 from clinjudge.judges.claim_features import Assessment, Measures, claim_features
 from clinjudge.judges.combiner import (
@@ -39,8 +40,8 @@ from clinjudge.judges.combiner import (
 )
 from clinjudge.judges.evidence import Unit, as_evidence
 from clinjudge.judges.exam import SYSTEMS, claim_systems
+from clinjudge.judges.knowledge_support import KnowledgeSupport
 from clinjudge.judges.offline_facts import (
-    ConceptMention,
     TranscriptFacts,
     build_transcript_facts,
     concept_mentions,
@@ -52,7 +53,7 @@ from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
 from clinjudge.text.normalize import content_token_spans, content_tokens
 from clinjudge.text.quantities import extract_quantities
-from clinjudge.types import Claim, KnowledgeEntry, Mode, Outcome, Verdict
+from clinjudge.types import Claim, Mode, Outcome, Verdict
 
 #: Words that carry polarity, not content: negation is checked by its own rule.
 POLARITY_WORDS = frozenset(
@@ -110,6 +111,7 @@ class OfflineVerifier:
         self.kb = kb
         # the lexical judge retrieves by words only (BM25): it has no use for paraphrase
         self.config = config or OfflineConfig(dense=mode != "lexical")
+        self.knowledge = KnowledgeSupport(kb, self.config.min_findings)
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
         return [self.decide(a) for a in await self.assess_claims(claims, note)]
@@ -241,7 +243,7 @@ class OfflineVerifier:
         reason = (
             rules.concept_contradiction(analysis, facts, window)
             or rules.laterality_contradiction(analysis.claim.text, facts, window)
-            or rules.imaging_site_contradiction(analysis.claim.text, facts)
+            or orders.imaging_site_contradiction(analysis.claim.text, facts)
         )
         if reason:
             return 5, "contradiction", reason
@@ -253,9 +255,9 @@ class OfflineVerifier:
             return quantity[0], "", quantity[1]
         reason = (
             rules.missing_procedure(analysis, facts, self.kb, literal_only=lexical)
-            or self._missing_diagnosis(analysis, facts, literal_only=lexical)
-            or rules.unsupported_citation(analysis.claim.text, facts)
-            or rules.unmentioned_referral(analysis.claim.text, facts)
+            or self.knowledge.missing_diagnosis(analysis, facts, literal_only=lexical)
+            or orders.unsupported_citation(analysis.claim.text, facts)
+            or orders.unmentioned_referral(analysis.claim.text, facts)
         )
         return (4, "no_basis", reason) if reason else None
 
@@ -267,7 +269,7 @@ class OfflineVerifier:
         if self.mode == "lexical":
             m.novel, m.features = claim_features(analysis, m, pool, facts)
             return m
-        spans, used, subtype = self._equivalents(analysis, facts, window)
+        spans, used, subtype = self.knowledge.equivalents(analysis, facts, window)
         analysis.accounted.extend(spans)
         normal = rules.normal_exam_finding(analysis)
         objective = analysis.claim.section == "objective"
@@ -279,7 +281,7 @@ class OfflineVerifier:
         cosine = m.cosine = _max_cosine(facts, window, analysis.vector)
         m.coverage_anywhere = _coverage(analysis, facts.tokens)
         m.equivalents = len(spans)
-        inferred = self._diagnosis_inference(analysis, facts)
+        inferred = self.knowledge.diagnosis_inference(analysis, facts)
         cross = _cross_section(analysis, note, pool, cfg)
         documentation = bool(_BOILERPLATE.search(analysis.claim.text))
         m.unstated_number = rules.unstated_number(analysis, facts)
@@ -330,112 +332,6 @@ class OfflineVerifier:
             m.cascade = (4, "no_basis", why, ())
         m.novel, m.features = claim_features(analysis, m, pool, facts)
         return m
-
-    # -- knowledge ---------------------------------------------------------------------------
-    def _equivalents(self, analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]):
-        """Claim mentions the transcript states in other words: the same concept class, an
-        equivalence relation (lay term, abbreviation, brand) with a transcript mention, or — for
-        an abbreviation — one of its senses spelled out in the evidence. Returns their spans,
-        knowledge entries and the sub-type."""
-        spans: list[tuple[int, int]] = []
-        used: list[KnowledgeEntry] = []
-        kinds: set[str] = set()
-        pool = set().union(*(u.tokens for u in window)) if window else set()
-        surfaces = {t.surface.lower(): t.surface for ms in facts.mentions for t in ms}
-        for m in analysis.mentions:
-            if rules.literal_mention(m, facts):
-                continue
-            relation = "same_as" if facts.has_concept(m.canonical) else None
-            if relation is None:
-                relations = (self.kb.related(m.surface, t) for t in surfaces.values())
-                relation = next((r for r in relations if r in rules.EQUIVALENCE_RELATIONS), None)
-            if relation is None and self._sense_stated(m, pool):
-                relation = "expands_to"
-            if relation is None and facts.phrase_said(self.kb.lay_phrases(m.canonical)):
-                relation = "lay_for"  # "any blood in your stool ?" for hematochezia
-            if relation is None:
-                continue
-            spans.append((m.start, m.end))
-            used.extend(self._entries(m, relation))
-            kinds |= set(m.kinds)
-        if "drug" in kinds:
-            subtype = "trade_generic"
-        elif "abbreviation" in kinds:
-            subtype = "abbreviation"
-        else:
-            subtype = "terminology"
-        return spans, used, subtype
-
-    def _sense_stated(self, mention: ConceptMention, pool: set[str]) -> bool:
-        """An abbreviation one of whose senses is spelled out in the evidence ("ROM" where the
-        transcript says "range of motion"); the context decides between senses."""
-        if "abbreviation" not in mention.kinds:
-            return False
-        for cid in mention.concept_ids:
-            for relation, target in self.kb.concept(cid).relations:
-                if relation != "expands_to":
-                    continue
-                if target.startswith("TERM:"):
-                    sense = target.split(":", 1)[1]
-                elif target in self.kb.lexicon.pos:
-                    sense = self.kb.concept(target).preferred
-                else:
-                    continue
-                words = content_tokens(sense)
-                if words and all(w in pool for w in words):
-                    return True
-        return False
-
-    def _missing_diagnosis(self, analysis, facts, *, literal_only: bool) -> str | None:
-        for m in analysis.mentions:
-            if "disease" not in m.kinds or m.negated or rules.literal_mention(m, facts):
-                continue
-            if rules.sought_not_found(analysis.claim.text, m.start):
-                continue
-            if literal_only:
-                return f"diagnosis '{m.surface}' is not stated in the transcript"
-            if not facts.has_concept(m.canonical) and not self._inferable(m, facts):
-                return f"diagnosis '{m.surface}' is neither stated nor inferable"
-        return None
-
-    def _diagnosis_inference(self, analysis, facts) -> tuple[str, list[KnowledgeEntry]] | None:
-        for m in analysis.mentions:
-            if "disease" in m.kinds and not m.negated and not facts.has_concept(m.canonical):
-                link = self._inferable(m, facts)
-                if link:
-                    analysis.accounted.append((m.start, m.end))
-                    return f"'{m.surface}' is inferable: {link}", self._entries(m, "has_symptom")
-        return None
-
-    def _inferable(self, mention: ConceptMention, facts: TranscriptFacts) -> str | None:
-        """How the diagnosis follows from what the transcript affirms: a relation other than
-        ``has_symptom`` to an affirmed mention (``is_a`` a stated condition, ``treated_by`` a
-        drug the visit names — the standard-of-care reading), or ``has_symptom`` links to at
-        least ``min_findings`` distinct affirmed findings — a symptom *picture*: one shared
-        symptom ("shortness of breath") fits too many diagnoses to infer any of them."""
-        seen: set[str] = set()
-        findings: dict[tuple[str, ...], str] = {}  # one per knowledge class
-        for unit_mentions in facts.mentions:
-            for t in unit_mentions:
-                if t.negated is not False or t.surface in seen:
-                    continue
-                seen.add(t.surface)
-                relation = self.kb.related(mention.surface, t.surface)
-                if relation == "has_symptom":
-                    findings.setdefault(tuple(t.canonical), t.surface)
-                elif relation:
-                    return f"{relation} '{t.surface}'"
-        if len(findings) >= self.config.min_findings:
-            return "has_symptom " + ", ".join(f"'{f}'" for f in list(findings.values())[:3])
-        return None
-
-    def _entries(self, mention: ConceptMention, relation: str) -> list[KnowledgeEntry]:
-        return [
-            self.kb.entry(self.kb.concept(cid), relation).model_copy(
-                update={"matched": mention.surface}
-            )
-            for cid in mention.concept_ids[:2]
-        ]
 
 
 _LABEL = re.compile(r"^\s*(?:[-•*#]+\s*)?[A-Za-z][A-Za-z /&,()-]{0,50}:\s")
