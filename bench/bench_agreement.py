@@ -39,6 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 
 from clinjudge.api import ajudge_note, make_setup  # noqa: E402
+from clinjudge.errors import ConfigError  # noqa: E402
 from clinjudge.knowledge.base import KnowledgeBase  # noqa: E402
 from clinjudge.metrics.intervals import wilson_interval  # noqa: E402
 from clinjudge.metrics.unit_labels import (  # noqa: E402
@@ -58,8 +59,15 @@ JUDGES = ("lexical", "inference-aware")
 
 
 # -- data ---------------------------------------------------------------------------------------
+class InputError(Exception):
+    """A bad argument or missing data file: reported in one line, exit code 2."""
+
+
 def load_labelled(data: Path, label_dirs: list[Path], encounters: set[str] | None):
     """Notes that have labels, and their labelled units (first directory wins per encounter)."""
+    for name in ("notes.jsonl", "units.jsonl"):
+        if not (data / name).is_file():
+            raise InputError(f"{data / name} not found: --data is the claim-labels directory")
     labels: dict[tuple[str, str, int], dict] = {}
     seen: set[str] = set()
     for folder in label_dirs:
@@ -136,8 +144,9 @@ FLAG_KINDS = [  # (kind, pattern over the flagging verdict's rationale)
     ("affirmed ↔ denied", r"^claim (?:affirms|denies)"),
     ("left ↔ right", r"contradicts '(?:left|right)"),
     ("no basis (wording)", r"^no basis found|^not stated in the transcript"),
-    ("exam never voiced", r"^examination of the .* never voiced"),
-    ("combiner: words the visit never says", r"^not said in the visit"),
+    ("exam never voiced", r"^the visit (?:voices no examination|reads out no vital)"),
+    ("combiner: words the visit never says", r"^never said in the visit"),
+    ("combiner: words missing near the claim", r"^the passages that match it"),
     ("combiner: exam never voiced", r"^an examination finding the visit never voices"),
     ("combiner: statement not made", r"^the visit does not say this"),
 ]
@@ -322,9 +331,18 @@ def save_rows(path: Path, name: str, results: list[UnitResult], judged: dict, no
 
 async def main_async(args) -> None:
     notes, units = load_labelled(args.data, args.labels, args.encounters)
+    if not notes:
+        wanted = f" for {', '.join(sorted(args.encounters))}" if args.encounters else ""
+        raise InputError(f"no labelled notes{wanted} under {', '.join(map(str, args.labels))}")
+    unknown = [j for j in args.judges if j not in JUDGES]
+    if unknown:
+        raise InputError(f"unknown judge {unknown[0]!r}: use {' or '.join(JUDGES)}")
     n_units = sum(map(len, units.values()))
     encounters = sorted({n["encounter"] for n in notes.values()})
-    print(f"{len(notes)} labelled notes of {len(encounters)} encounters, {n_units} units")
+    print(
+        f"{len(notes)} labelled notes of {len(encounters)} encounters, {n_units} units; "
+        "95% intervals resample whole encounters"
+    )
     kb = KnowledgeBase.default()
     summaries = {}
     if args.save:
@@ -382,7 +400,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    asyncio.run(main_async(args))
+    try:
+        asyncio.run(main_async(args))
+    except (InputError, ConfigError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

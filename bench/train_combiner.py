@@ -34,7 +34,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
-from bench_agreement import DEFAULT_LABELS, SHARED, load_labelled  # noqa: E402
+from bench_agreement import DEFAULT_LABELS, SHARED, InputError, load_labelled  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from clinjudge.judges.base import NoteInput  # noqa: E402
@@ -235,6 +235,8 @@ async def main_async(args) -> None:
     global OBJECTIVE
     OBJECTIVE = args.objective
     notes, units = load_labelled(args.data, args.labels, None)
+    if not notes:
+        raise InputError(f"no labelled notes under {', '.join(map(str, args.labels))}")
     kb = KnowledgeBase.default()
     verifier = OfflineVerifier("inference-aware", kb, OfflineConfig(combiner=False))
     rows = await collect(notes, units, verifier)
@@ -304,7 +306,11 @@ def main() -> None:
     )
     parser.add_argument("--held-out", action="store_true", help="also score HELD_OUT alone")
     parser.add_argument("--dump", type=Path, default=None, help="claim rows with CV scores")
-    asyncio.run(main_async(parser.parse_args()))
+    try:
+        asyncio.run(main_async(parser.parse_args()))
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ procedure or test), ``rare`` (an uncommon English word, Zipf < 4 in ``wordfreq``
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ class NovelWords:
     concept: tuple[str, ...] = ()
     rare: tuple[str, ...] = ()
     common: tuple[str, ...] = ()
+    unsaid: tuple[str, ...] = ()  # those the visit never says anywhere, not only near the claim
 
     def specifics(self) -> list[str]:
         """Every unaccounted word except everyday wording, most telling first."""
@@ -177,6 +179,12 @@ def claim_features(
         for token, start, end in analysis.tokens
     ]
     novel = type_novel_words(text, analysis.tokens, covered, analysis.mentions)
+    unsaid = tuple(
+        text[start:end]
+        for (token, start, end), ok in zip(analysis.tokens, covered, strict=True)
+        if not ok and not facts.says(token)
+    )
+    novel = dataclasses.replace(novel, unsaid=unsaid)
     values = {
         "coverage": m.coverage if m.equivalents or m.coverage else m.lexical_coverage,
         "coverage_anywhere": m.coverage_anywhere,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from clinjudge.judges.claim_features import FEATURES, Assessment, feature_vector
+from clinjudge.judges.claim_features import FEATURES, Assessment, NovelWords, feature_vector
 
 COMBINER_PATH = Path(__file__).with_name("data") / "combiner.json"
 
@@ -73,22 +73,27 @@ def default_combiner() -> Combiner | None:
     return Combiner.from_file() if COMBINER_PATH.exists() else None
 
 
-def unsupported_reason(a: Assessment, p: float) -> str:
-    """Why the combiner calls a claim unsupported, in a reviewer's words."""
-    novel = a.novel.specifics() if a.novel else []
-    features = a.features or {}
-    if features.get("exam_unvoiced"):
+def unsupported_reason(a: Assessment, p: float, threshold: float) -> str:
+    """Why the combiner calls a claim unsupported, in a reviewer's words: the words the visit
+    never says, else those missing from the passages that match the claim, and the score."""
+    novel = a.novel or NovelWords()
+    specifics = novel.specifics()
+    unsaid = [w for w in specifics if w in novel.unsaid]
+    if (a.features or {}).get("exam_unvoiced"):
         what = "an examination finding the visit never voices"
-    elif novel:
-        what = "not said in the visit: " + ", ".join(f"'{w}'" for w in novel[:4])
+    elif unsaid:
+        what = "never said in the visit: " + ", ".join(f"'{w}'" for w in unsaid[:4])
+    elif specifics:
+        listed = ", ".join(f"'{w}'" for w in specifics[:4])
+        what = f"the passages that match it do not say {listed} (said elsewhere in the visit)"
     else:
-        what = "the visit does not say this (its words appear, the statement does not)"
-    return f"{what} (judged unsupported, score {p:.2f})"
+        what = "the visit does not say this: its words appear, not the statement"
+    return f"{what} (combiner score {p:.2f} ≥ threshold {threshold:.2f})"
 
 
-def supported_reason(a: Assessment, p: float) -> str:
+def supported_reason(a: Assessment, p: float, threshold: float) -> str:
     """Why the combiner keeps a claim the threshold rules could not place."""
     return (
         "not stated word for word, but a reasonable summary of the visit "
-        f"(judged supported, score {p:.2f}; rules: {a.verdict.rationale})"
+        f"(combiner score {p:.2f} < threshold {threshold:.2f}; rules: {a.verdict.rationale})"
     )

@@ -102,6 +102,22 @@ SYSTEMS: dict[str, System] = {
         _stems("mood affect"),
     ),
 }
+#: What a reason calls each system ("the visit voices no examination of the abdomen").
+PLACES: dict[str, str] = {
+    "vital signs": "vital signs", "general": "general appearance", "heart": "heart",
+    "lungs": "lungs", "abdomen": "abdomen", "head and neck": "head and neck",
+    "extremities": "extremities", "skin": "skin", "neurological": "nervous system",
+    "psychiatric": "mental state",
+}  # fmt: skip
+
+
+def unvoiced_reason(system: str) -> str:
+    """The reason a normal finding of an unexamined ``system`` is tier 4."""
+    if system == "vital signs":
+        return "the visit reads out no vital signs"
+    return f"the visit voices no examination of the {PLACES[system]}"
+
+
 #: Words that make a transcript sentence an examination *finding* (next to a system's cue
 #: word): what was heard or seen, not the intention to look ("let me listen to your heart").
 EXAM_WORDS = _stems(

@@ -39,7 +39,7 @@ from clinjudge.judges.combiner import (
     unsupported_reason,
 )
 from clinjudge.judges.evidence import Unit, as_evidence
-from clinjudge.judges.exam import SYSTEMS, claim_systems
+from clinjudge.judges.exam import SYSTEMS, claim_systems, unvoiced_reason
 from clinjudge.judges.knowledge_support import KnowledgeSupport
 from clinjudge.judges.offline_facts import (
     TranscriptFacts,
@@ -127,11 +127,19 @@ class OfflineVerifier:
         v = a.verdict
         if p >= combiner.threshold and v.supported:
             return v.model_copy(
-                update={"tier": 4, "subtype": "no_basis", "rationale": unsupported_reason(a, p)}
+                update={
+                    "tier": 4,
+                    "subtype": "no_basis",
+                    "rationale": unsupported_reason(a, p, combiner.threshold),
+                }
             )
         if p < combiner.threshold and not v.supported:
             return v.model_copy(
-                update={"tier": 3, "subtype": "inference", "rationale": supported_reason(a, p)}
+                update={
+                    "tier": 3,
+                    "subtype": "inference",
+                    "rationale": supported_reason(a, p, combiner.threshold),
+                }
             )
         return v
 
@@ -312,7 +320,7 @@ class OfflineVerifier:
             why = f"value {m.unstated_number} is not stated in the transcript"
             m.cascade, m.number_rule = (4, "no_basis", why, ()), True
         elif normal and unvoiced:
-            why = f"examination of the {unvoiced[0]} is never voiced in the visit"
+            why = unvoiced_reason(unvoiced[0])
             m.cascade = (4, "no_basis", why, ())
         elif normal:
             m.cascade = (3, "inference", "normal examination finding (exam abstraction)", ())
