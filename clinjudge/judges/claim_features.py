@@ -12,6 +12,11 @@ concept stated in other words) are typed, because a reviewer weighs them differe
 says), ``number``, ``concept`` (a knowledge-base concept: a drug, disease, symptom, finding,
 procedure or test), ``rare`` (an uncommon English word, Zipf < 4 in ``wordfreq``: ``nondistended``,
 ``cyanosis``), and ``common`` (everyday words, mostly the note's own wording).
+
+Also measured on the development labels and left out because they separated nothing (AUROC
+0.50–0.51): the clinician's statement reported as the patient's ("she reports" whose best
+evidence is the doctor's), soft status conflicts with the evidence window, and "drug X for
+condition Y" pairs the visit never names within two sentences.
 """
 
 from __future__ import annotations
@@ -142,7 +147,6 @@ class Measures:
     coverage: float = 0.0
     coverage_anywhere: float = 0.0
     cosine: float = 0.0
-    equivalents: int = 0
     unstated_number: str | None = None
     number_rule: bool = False  # the cascade ended on "a value the transcript never says"
     by_knowledge: bool = False  # supported through the knowledge base (tier 2 terms, inference)
@@ -173,10 +177,8 @@ def claim_features(
     not unaccounted: :meth:`TranscriptFacts.says`, for words of seven letters or more."""
     text = analysis.claim.text
     covered = [
-        token in pool
-        or any(s <= start and end <= e for s, e in analysis.accounted)
-        or (len(token) >= 7 and facts.says(token))
-        for token, start, end in analysis.tokens
+        ok or (len(token) >= 7 and facts.says(token))
+        for ok, (token, _, _) in zip(analysis.covered(pool), analysis.tokens, strict=True)
     ]
     novel = type_novel_words(text, analysis.tokens, covered, analysis.mentions)
     unsaid = tuple(
@@ -186,7 +188,7 @@ def claim_features(
     )
     novel = dataclasses.replace(novel, unsaid=unsaid)
     values = {
-        "coverage": m.coverage if m.equivalents or m.coverage else m.lexical_coverage,
+        "coverage": m.coverage,
         "coverage_anywhere": m.coverage_anywhere,
         "cosine": m.cosine,
         "novel_name": float(len(novel.name)),

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from clinjudge import embeddings
-from clinjudge.judges import evidence_signals as signals
 from clinjudge.judges import offline_rules as rules
 from clinjudge.judges import unvoiced_orders as orders
 from clinjudge.judges.base import NoteInput
@@ -200,7 +199,7 @@ class OfflineVerifier:
         )
         hits = facts.index.search(claim.text, k=cfg.top_k, query_vector=vector)
         window = _widen(facts, [u for u, _ in hits])
-        pool = set().union(*(u.tokens for u in window)) if window else set()
+        pool = _tokens_of(window)
         evidence = [as_evidence(u, s) for u, s in hits[:3]]
 
         def verdict(tier: int, subtype: str, why: str, used=()) -> Verdict:
@@ -273,7 +272,8 @@ class OfflineVerifier:
         """Coverage, similarity and the inference checks of steps 2–4, and the tier the
         cascade of thresholds gives (:class:`Measures`)."""
         cfg = self.config
-        m = Measures(lexical_coverage=_coverage(analysis, pool))
+        m = Measures(lexical_coverage=analysis.coverage(pool))
+        m.coverage = m.lexical_coverage
         if self.mode == "lexical":
             m.novel, m.features = claim_features(analysis, m, pool, facts)
             return m
@@ -285,25 +285,20 @@ class OfflineVerifier:
         unvoiced = [name for name in systems if name not in facts.voiced]
         if normal and systems and not unvoiced:  # abstraction of an exam the visit voiced
             analysis.accounted.extend(exam_word_spans(analysis, systems))
-        covered = m.coverage = _coverage(analysis, pool)
+        covered = m.coverage = analysis.coverage(pool)
         cosine = m.cosine = _max_cosine(facts, window, analysis.vector)
-        m.coverage_anywhere = _coverage(analysis, facts.tokens)
-        m.equivalents = len(spans)
+        m.coverage_anywhere = analysis.coverage(facts.tokens)
         inferred = self.knowledge.diagnosis_inference(analysis, facts)
         cross = _cross_section(analysis, note, pool, cfg)
         documentation = bool(_BOILERPLATE.search(analysis.claim.text))
         m.unstated_number = rules.unstated_number(analysis, facts)
-        local = signals.local_coverage(analysis, facts, best)
-        claim_text = analysis.claim.text
+        # the single best evidence sentence and its neighbours: words gathered from far apart
+        # ("Protonix for his migraines") score low here and high on the window
+        local = analysis.coverage(_tokens_of(_widen(facts, [best] if best else [])))
         m.flags = {
-            "diagnosis_inferred": bool(inferred),
-            "cross_section": bool(cross),
-            "documentation": documentation,
-            "normal_exam": normal,
-            "exam_claim": bool(systems),
             "exam_unvoiced": bool(unvoiced),
             "local_coverage": local,
-            "plan_unvoiced": any(k not in facts.plans for k in plan_kinds(claim_text)),
+            "plan_unvoiced": any(k not in facts.plans for k in plan_kinds(analysis.claim.text)),
         }
         if used and covered >= cfg.knowledge_coverage:
             why = f"stated in equivalent terms ({covered:.0%} of words)"
@@ -364,17 +359,6 @@ def exam_word_spans(analysis: ClaimAnalysis, systems: list[str]) -> list[tuple[i
     return [(start, end) for token, start, end in analysis.tokens if token in words]
 
 
-def _coverage(analysis: ClaimAnalysis, pool: set[str]) -> float:
-    """Share of claim tokens in ``pool`` or inside a span already verified by a rule."""
-    if not analysis.tokens:
-        return 1.0
-    hit = 0
-    for token, start, end in analysis.tokens:
-        if token in pool or any(s <= start and end <= e for s, e in analysis.accounted):
-            hit += 1
-    return hit / len(analysis.tokens)
-
-
 def _cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg) -> str | None:
     """Support from transcript-grounded facts of the note's *other* sections (SPEC §1)."""
     grounded = _note_facts(note, cfg.note_fact_coverage)
@@ -382,8 +366,8 @@ def _cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg
     for section, words in grounded:
         if section != analysis.claim.section:
             extended |= words
-    covered = _coverage(analysis, extended)
-    if covered >= cfg.lexical_coverage and _coverage(analysis, pool) < covered:
+    covered = analysis.coverage(extended)
+    if covered >= cfg.lexical_coverage and analysis.coverage(pool) < covered:
         return f"follows from facts stated in other note sections ({covered:.0%} of words)"
     return None
 
@@ -402,6 +386,10 @@ def _note_facts(note: NoteInput, threshold: float) -> list[tuple[str, set[str]]]
             grounded.append((claim.section, words))
     note.cache["note_facts"] = grounded
     return grounded
+
+
+def _tokens_of(units: list[Unit]) -> set[str]:
+    return set().union(*(u.tokens for u in units)) if units else set()
 
 
 def _widen(facts: TranscriptFacts, units: list[Unit]) -> list[Unit]:

@@ -21,7 +21,7 @@ from clinjudge.text.laterality import Laterality, laterality_mentions
 from clinjudge.text.negation import answer_polarity as reply_polarity
 from clinjudge.text.negation import is_negated
 from clinjudge.text.normalize import content_token_spans, content_tokens, stem
-from clinjudge.text.numbers import DIGIT_WORDS, format_number, is_number_word, spoken_numbers
+from clinjudge.text.numbers import format_number, leading_decimals, spoken_numbers
 from clinjudge.text.quantities import Quantity, extract_quantities
 from clinjudge.types import Transcript
 
@@ -241,9 +241,6 @@ def build_transcript_facts(
     )
 
 
-_LEADING_DECIMAL = re.compile(r"(?:^|\b([a-z]+))\s+\.\s*(\d|[a-z]+)\b")
-
-
 def spoken_values(transcript: Transcript) -> set[str]:
     """Every number of the transcript's turns as the normaliser writes it, reading ASR decimals
     whole: "ninety eight . six" is 98.6 (:func:`spoken_numbers`, turn by turn, since a sentence
@@ -252,9 +249,5 @@ def spoken_values(transcript: Transcript) -> set[str]:
     for turn in transcript.turns:
         text = turn.text.lower()
         values |= {format_number(v) for _, _, v in spoken_numbers(text)}
-        for m in _LEADING_DECIMAL.finditer(text):
-            before, digit = m.group(1), m.group(2)
-            value = DIGIT_WORDS.get(digit) if not digit.isdigit() else int(digit)
-            if value is not None and not is_number_word(before or ""):
-                values.add(format_number(float(f"0.{value}")))
+        values |= {format_number(v) for v in leading_decimals(text)}
     return values

@@ -49,6 +49,18 @@ class ClaimAnalysis:
     vector: np.ndarray | None
     accounted: list[tuple[int, int]] = field(default_factory=list)  # spans verified by rules
 
+    def covered(self, pool: set[str]) -> list[bool]:
+        """Per content token: in ``pool`` or inside a span already verified by a rule."""
+        return [
+            token in pool or any(s <= start and end <= e for s, e in self.accounted)
+            for token, start, end in self.tokens
+        ]
+
+    def coverage(self, pool: set[str]) -> float:
+        """Share of :meth:`covered` tokens (1 for a claim with none)."""
+        hits = self.covered(pool)
+        return sum(hits) / len(hits) if hits else 1.0
+
 
 def concept_contradiction(
     analysis: ClaimAnalysis, facts: TranscriptFacts, window: list[Unit]

@@ -161,14 +161,7 @@ def format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def is_number_word(word: str) -> bool:
-    """A spelled cardinal word ("eight", "twenty", "hundred")."""
-    return word in _UNITS or word in _TENS or word in _SCALES
-
-
-#: Spelled digits, zero to nine: ``{"zero": 0, ..., "nine": 9}``.
-DIGIT_WORDS: dict[str, int] = {w: int(v) for w, v in _UNITS.items() if v < 10}
-_DIGIT_WORDS = frozenset(DIGIT_WORDS)
+_DIGIT_WORDS: dict[str, int] = {w: int(v) for w, v in _UNITS.items() if v < 10}
 _SPOKEN_DECIMAL = re.compile(r"\s*\.\s*$")
 
 
@@ -195,3 +188,19 @@ def spoken_numbers(text: str) -> list[tuple[int, int, float]]:
         out.append((s, e, v))
         i += 1
     return out
+
+
+_NUMBER_WORDS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_SCALES)
+_LEADING_DECIMAL = re.compile(r"(?:^|\b([a-z]+))\s+\.\s*(\d|[a-z]+)\b")
+
+
+def leading_decimals(lowered: str) -> list[float]:
+    """ASR decimals without a whole part, "cup to disc is . two" → 0.2 (a spaced full stop
+    after a word that is not a number, then one digit or digit word); ``lowered`` is lowercase."""
+    found = []
+    for m in _LEADING_DECIMAL.finditer(lowered):
+        before, digit = m.group(1) or "", m.group(2)
+        value = int(digit) if digit.isdigit() else _DIGIT_WORDS.get(digit)
+        if value is not None and before not in _NUMBER_WORDS:
+            found.append(float(f"0.{value}"))
+    return found
