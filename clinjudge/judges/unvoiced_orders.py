@@ -60,8 +60,9 @@ _REFERRAL = re.compile(
 _REFERRAL_CUES = frozenset(
     content_tokens("refer referral referred send sending sent see specialist consult appointment")
 )
-#: How a visit names a specialty in plain words, by the specialty's word stem prefix.
-_SPECIALTY_WORDS: dict[str, tuple[str, ...]] = {
+#: The specialties a referral names, by the prefix of their word ("podiat" for podiatry and
+#: podiatrist), with how a visit names each in plain words.
+_SPECIALTIES: dict[str, tuple[str, ...]] = {
     "podiat": ("foot doctor", "foot specialist"),
     "ophthal": ("eye doctor", "eye specialist"),
     "optomet": ("eye doctor",),
@@ -74,14 +75,16 @@ _SPECIALTY_WORDS: dict[str, tuple[str, ...]] = {
     "neurol": ("nerve doctor",),
     "pulmon": ("lung doctor",),
     "endocr": ("hormone doctor", "diabetes doctor"),
+    "rheumat": (),
+    "oncolog": (),
     "psychi": ("psych",),
+    "psycholog": (),
+    "vascular": (),
     "ent": ("ear nose and throat", "ear nose throat"),
+    "physical therap": (),
+    "pain manag": (),
 }
-_SPECIALTY_STEMS = re.compile(
-    r"\b(podiat|ophthal|optomet|cardiol|dermat|gastro|nephrol|urolog|orthop|neurol|pulmon|"
-    r"endocr|rheumat|oncolog|psychi|psycholog|vascular|ent|physical therap|pain manag)",
-    re.I,
-)
+_SPECIALTY_STEMS = re.compile(rf"\b({'|'.join(map(re.escape, _SPECIALTIES))})", re.I)
 
 
 def unmentioned_referral(claim_text: str, facts: TranscriptFacts) -> str | None:
@@ -95,7 +98,7 @@ def unmentioned_referral(claim_text: str, facts: TranscriptFacts) -> str | None:
             continue
         stem_prefix = found.group(1).lower()
         specialty = re.match(r"[\w ]+?(?=\s+(?:for|to|and|in|at)\b|$)", target[found.start() :])
-        plain = _SPECIALTY_WORDS.get(stem_prefix, ())
+        plain = _SPECIALTIES[stem_prefix]
         for unit in facts.index.units:
             low = unit.text.lower()
             named = re.search(rf"\b{re.escape(stem_prefix)}", low) or any(p in low for p in plain)
