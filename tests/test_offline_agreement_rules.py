@@ -219,3 +219,46 @@ def test_imaging_of_a_site_the_visit_never_imaged_is_a_contradiction(setups):
     assert v.tier == 5 and "knee" in v.rationale, v
     ok = verdict(setups, "X-ray of the right knee was ordered.", section="PLAN")
     assert ok.supported, ok
+
+
+# -- denials the answers do not give ---------------------------------------------------------------
+_ASKED = "[doctor] and have you had any chest pain or shortness of breath ?\n[patient] {answer}\n"
+
+
+@pytest.mark.parametrize(
+    ("answer", "contradicted"),
+    [
+        ("sometimes a little heaviness in my chest .", True),
+        ("yes , definitely some chest pain when i walk .", True),
+        ("no , none of that .", False),
+        ("nope .", False),
+        (
+            "yeah i wondered , but i have n't actually had any chest pain or shortness of breath .",
+            False,
+        ),
+        ("i have a little bit of nasal congestion from my allergies .", False),  # another finding
+        ("well it's hard to say .", False),  # no answer either way
+    ],
+)
+def test_a_denial_is_read_against_the_answer_to_the_question(setups, answer, contradicted):
+    transcript = _ASKED.format(answer=answer)
+    v = verdict(
+        setups,
+        "He denies any chest pain or shortness of breath.",
+        section="HISTORY OF PRESENT ILLNESS",
+        transcript=transcript,
+    )
+    assert (v.tier == 5) is contradicted, v
+    if answer.startswith("sometimes"):  # read from the answer (no finding of the question named)
+        assert "asked" in v.rationale and "heaviness" in v.rationale, v
+
+
+def test_an_answered_yes_decides_nothing_in_the_plan(setups):
+    transcript = _ASKED.format(answer="sometimes a little heaviness in my chest .")
+    v = verdict(
+        setups,
+        "No chest pain or shortness of breath is expected after the procedure.",
+        section="PLAN",
+        transcript=transcript,
+    )
+    assert v.tier != 5, v

@@ -39,6 +39,8 @@ def _ctx(sentence: str, term: str) -> str | None:
         ("no fever but has a cough", "cough", False),
         ("i can't bear weight on it", "bear weight", False),
         ("i couldn't sleep", "sleep", False),
+        ("i've not actually had any like runny nose or cough", "cough", True),
+        ("i haven't really had any pain", "pain", True),
         # note style
         (
             "The patient denies any chest pain, shortness of breath, or swelling in her legs.",

@@ -37,6 +37,7 @@ from clinjudge.judges.combiner import (
     supported_reason,
     unsupported_reason,
 )
+from clinjudge.judges.denials import denial_answered_yes
 from clinjudge.judges.evidence import Unit, as_evidence
 from clinjudge.judges.exam import SYSTEMS, claim_systems, unvoiced_reason
 from clinjudge.judges.knowledge_support import KnowledgeSupport
@@ -251,6 +252,7 @@ class OfflineVerifier:
             rules.concept_contradiction(analysis, facts, window)
             or rules.laterality_contradiction(analysis.claim.text, facts, window)
             or orders.imaging_site_contradiction(analysis.claim.text, facts)
+            or denial_answered_yes(analysis.claim.text, analysis.claim.section, facts, self.kb)
         )
         if reason:
             return 5, "contradiction", reason

@@ -110,7 +110,7 @@ def _narrower_with_same_status(mention: ConceptMention, facts: TranscriptFacts) 
 _NEGATION = re.compile(
     r"\b(?:no|not|denies|denied|deny|without|negative for|nor|never|nil)\b", re.I
 )
-_GAP_WORDS = frozenset(
+GAP_WORDS = frozenset(
     [
         "any",
         "a",
@@ -164,7 +164,7 @@ def directly_negated(analysis: ClaimAnalysis, mention: ConceptMention) -> bool:
             s, e = other.start - cues[-1].end(), other.end - cues[-1].end()
             gap = gap[:s] + " " * (e - s) + gap[e:]
     words = re.findall(r"[a-z]+", gap.lower())
-    return all(w in _GAP_WORDS for w in words)
+    return all(w in GAP_WORDS for w in words)
 
 
 def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: list[Unit]):

@@ -38,7 +38,9 @@ MAX_CONTEXT_ITEM_WORDS = 8
 _NT = r"(?:n['’]t|[ \t]+n['’]t|nt)"
 _THEN_VERB = (
     r"(?:\s+(?:have|has|had|been|got|get|gotten|any|experience[ds]?|experiencing|notice[ds]?|"
-    r"noticing|see|seen|saw|take|taken|took|feel|felt|think|believe|need)\b){0,3}"
+    r"noticing|see|seen|saw|take|taken|took|feel|felt|think|believe|need|"
+    # adverbs between the negation and its verb: "i've not actually had any cough"
+    r"actually|really|even|ever|yet|recently|lately|currently)\b){0,3}"
 )
 _NEG_PRE = rf"""
     \b(?:do|does|did|have|has|had|is|was|are|were|wo){_NT}\b{_THEN_VERB}
