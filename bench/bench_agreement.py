@@ -383,21 +383,62 @@ async def main_async(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judges", default=",".join(JUDGES), type=lambda s: s.split(","))
-    parser.add_argument("--backend", default="offline", choices=("offline", "llm"))
-    parser.add_argument("--count-calls", action="store_true")
-    parser.add_argument("--data", type=Path, default=SHARED)
-    parser.add_argument("--labels", type=Path, nargs="+", default=DEFAULT_LABELS)
-    parser.add_argument("--encounters", type=lambda s: set(s.split(",")), default=None)
-    parser.add_argument("--examples", type=int, default=2)
-    parser.add_argument("--save", type=Path, default=None)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="A unit is flagged when a tier 4-5 claim overlaps it; 'major' recall counts the "
+        "labels' major errors. Exit 2 on missing data or labels.",
+    )
+    parser.add_argument(
+        "--judges",
+        default=",".join(JUDGES),
+        type=lambda s: s.split(","),
+        help=f"comma-separated judges to score (default: {','.join(JUDGES)})",
+    )
+    parser.add_argument(
+        "--backend",
+        default="offline",
+        choices=("offline", "llm"),
+        help="offline verifier (default) or the configured OpenAI-compatible endpoint",
+    )
+    parser.add_argument(
+        "--count-calls",
+        action="store_true",
+        help="run the LLM path against a scripted counting chat model and report calls per note",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=SHARED,
+        help="claim-labels directory with notes.jsonl and units.jsonl (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        nargs="+",
+        default=DEFAULT_LABELS,
+        help="label directories, one JSONL per encounter; the first holding an encounter wins",
+    )
+    parser.add_argument(
+        "--encounters",
+        type=lambda s: set(s.split(",")),
+        default=None,
+        help="only these encounters (comma-separated, e.g. D2N170,D2N171)",
+    )
+    parser.add_argument(
+        "--examples", type=int, default=2, help="examples printed per kind of miss and false flag"
+    )
+    parser.add_argument(
+        "--save", type=Path, default=None, help="write every unit with its label and call (JSONL)"
+    )
     parser.add_argument(
         "--copies",
         action="store_true",
         help="also judge the 40 transcript-copy notes (every flag is false)",
     )
-    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--json", type=Path, default=None, help="write the summaries as JSON to this file"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     try:
