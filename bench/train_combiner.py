@@ -130,6 +130,32 @@ def best_threshold(
     return best
 
 
+PAIR_OOF = Path(__file__).resolve().parent / "pair_oof.jsonl"
+_PAIR = FEATURES.index("pair")
+
+
+def add_pair_scores(rows: list[dict], path: Path) -> None:
+    """Set every labelled claim's ``pair`` feature to its out-of-fold score from
+    ``train_pair_model.py --cv`` (the scorer never saw the claim's encounter)."""
+    if not path.is_file():
+        raise InputError(f"{path} not found: run bench/train_pair_model.py --cv first")
+    oof = {r["key"]: r["p"] for r in map(json.loads, path.open()) if r}
+    missing = 0
+    for r in rows:
+        p = oof.get(f"{r['note_id']}:{r['start']}")
+        missing += p is None and r["label"] is not None
+        r["x"][_PAIR] = p if p is not None else 0.0
+    if missing:
+        raise InputError(
+            f"{path}: {missing} labelled claims have no score (claims changed since it was "
+            "written): re-run bench/train_pair_model.py --cv"
+        )
+
+
+def without_pair(x: list[float]) -> list[float]:
+    return [0.0 if i == _PAIR else v for i, v in enumerate(x)]
+
+
 def soft_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if not r["hard"] and r["label"] is not None]
 
@@ -240,6 +266,7 @@ async def main_async(args) -> None:
     kb = KnowledgeBase.default()
     verifier = OfflineVerifier("inference-aware", kb, OfflineConfig(combiner=False))
     rows = await collect(notes, units, verifier)
+    add_pair_scores(rows, args.pair_oof)
     labelled = [r for r in rows if r["label"] is not None]
     print(
         f"{len(rows)} claims, {len(labelled)} on labelled units, "
@@ -247,6 +274,8 @@ async def main_async(args) -> None:
     )
     rules_only = unit_agreement(rows, {i: r["rule_flag"] for i, r in enumerate(rows)}, units)
     show("rules (threshold cascade)", rules_only)
+    without = [{**r, "x": without_pair(r["x"])} for r in rows]
+    show("… without the pair feature", unit_agreement(rows, cross_validate(without, args.C), units))
     flags = cross_validate(rows, args.C)
     combined = unit_agreement(rows, flags, units)
     show("rules + combiner (LOEO CV)", combined)
@@ -305,6 +334,12 @@ def main() -> None:
         f"{TARGET_PRECISION} (default), or the best κ or F1",
     )
     parser.add_argument("--held-out", action="store_true", help="also score HELD_OUT alone")
+    parser.add_argument(
+        "--pair-oof",
+        type=Path,
+        default=PAIR_OOF,
+        help="out-of-fold pair-scorer probabilities (bench/train_pair_model.py --cv)",
+    )
     parser.add_argument("--dump", type=Path, default=None, help="claim rows with CV scores")
     try:
         asyncio.run(main_async(parser.parse_args()))

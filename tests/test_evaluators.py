@@ -196,6 +196,7 @@ def test_offline_soap_identity_changes_with_the_verifier_settings():
     setup = make_setup("inference-aware", "offline")
     first = SoapEvaluator("inference-aware", setup).identity()
     assert first["verifier"]["combiner"] and first["knowledge"]
+    assert first["verifier"]["pair_model"]  # the pair scorer's digest
     other = OfflineVerifier("inference-aware", setup.verifier.kb, OfflineConfig(combiner=False))
     setup.provenance.verifier = other.fingerprint()
     assert SoapEvaluator("inference-aware", setup).identity() != first

@@ -12,10 +12,14 @@ from clinjudge.api import judge_note, make_setup
 from clinjudge.judges.claim_features import FEATURES, capitalised_names, documentation_rates
 from clinjudge.judges.combiner import Combiner, default_combiner
 from clinjudge.judges.exam import claim_systems, voiced_systems
+from clinjudge.judges.offline_facts import build_transcript_facts
 from clinjudge.judges.plan_items import plan_kinds, voiced_plan_kinds
+from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import is_label_only
 from clinjudge.text.negation import is_negated
+from clinjudge.text.normalize import stem
 from clinjudge.text.quantities import extract_quantities
+from clinjudge.text.transcript import parse_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures" / "soap"
 TRANSCRIPT = (FIXTURES / "transcript.txt").read_text()
@@ -101,8 +105,10 @@ def test_drug_names_as_speech_recognition_spells_them(setups):
     transcript = TRANSCRIPT + "[doctor] keep taking your asprin every day .\n"
     v = verdict(setups, "Continue aspirin.", section="PLAN", transcript=transcript)
     assert v.supported, v
-    two_edits = verdict(setups, "Continue asparin.", section="PLAN")  # not in the visit at all
-    assert not two_edits.supported
+    never_said = verdict(setups, "Continue aspirin.", section="PLAN")  # not in the visit at all
+    assert never_said.tier == 4 and "aspirin" in never_said.rationale, never_said
+    facts = build_transcript_facts(parse_transcript(transcript), KnowledgeBase.default())
+    assert facts.says(stem("aspirine")) and not facts.says(stem("asperrin"))  # one edit, not two
 
 
 def test_spoken_decimals_are_values_the_visit_states(setups):
@@ -168,9 +174,11 @@ def test_packaged_combiner_matches_the_features_and_is_deterministic():
     combiner = default_combiner()
     assert combiner is not None and combiner.features == FEATURES
     values = {"coverage": 0.2, "cosine": 0.3, "novel_fact": 3.0, "novel_specificity": 1.0}
+    values["pair"] = 0.9
     p = combiner.probability(values)
     assert 0.0 < p < 1.0 and p == combiner.probability(values)
     stated = {"coverage": 1.0, "coverage_anywhere": 1.0, "cosine": 0.9, "local_coverage": 1.0}
+    stated["pair"] = 0.1
     assert combiner.probability(stated) < combiner.threshold < p
 
 
@@ -182,6 +190,39 @@ def test_combiner_file_for_other_features_is_refused(tmp_path):
     )
     with pytest.raises(ValueError, match="refit"):
         Combiner.from_file(bad)
+
+
+# -- the pair scorer ---------------------------------------------------------------------------
+def test_pair_scorer_round_trips_and_scores_alike_alone_or_in_a_batch(tmp_path):
+    from clinjudge.judges.pair_model import PairScorer
+
+    fresh = PairScorer.untrained()
+    fresh.save(tmp_path, {"fitted": "test"})
+    loaded = PairScorer.load(tmp_path)
+    pairs = [
+        ("Denies chest pain.", "any chest pain ? | no ."),
+        ("Started on warfarin 5 mg daily for atrial fibrillation.", "my knee hurts | okay ."),
+    ]
+    fresh.encoder.eval()
+    batch = loaded.scores(pairs)
+    assert batch == pytest.approx(fresh.scores(pairs), abs=1e-5)  # adapter merged on load
+    assert batch[1] == pytest.approx(loaded.scores(pairs[1:])[0], abs=1e-5)  # padding-free
+    assert loaded.digest and loaded.digest == PairScorer.load(tmp_path).digest
+
+
+def test_packaged_pair_scorer_reads_a_claim_against_its_evidence():
+    from clinjudge.judges.pair_model import default_pair_scorer
+
+    scorer = default_pair_scorer()
+    assert scorer is not None, "the package ships the pair scorer (data/pair_model/)"
+    evidence = "[patient] i've had this cough for about three days now . | [doctor] okay ."
+    said, invented = scorer.scores(
+        [
+            ("She reports a cough for three days.", evidence),
+            ("She was started on warfarin 5 mg daily after her stroke.", evidence),
+        ]
+    )
+    assert 0.0 < said < invented < 1.0, (said, invented)
 
 
 def test_documentation_vocabulary_separates_wording_from_facts():

@@ -131,6 +131,7 @@ FEATURES: tuple[str, ...] = (
     "novel_specificity",  # the most fact-like unaccounted word: 1 − its documentation rate
     "exam_unvoiced",  # an objective claim about a body system the visit never examined aloud
     "plan_unvoiced",  # follow-up / "call if" / monitoring wording the visit never used
+    "pair",  # p(unsupported) of the claim beside its evidence, by judges.pair_model
 )
 
 

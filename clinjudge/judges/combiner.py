@@ -88,12 +88,18 @@ def unsupported_reason(a: Assessment, p: float, threshold: float) -> str:
         what = f"the passages that match it do not say {listed} (said elsewhere in the visit)"
     else:
         what = "the visit does not say this: its words appear, not the statement"
-    return f"{what} (combiner score {p:.2f} ≥ threshold {threshold:.2f})"
+    return f"{what} (combiner score {_score(p, threshold)} ≥ threshold {threshold:.2f})"
 
 
 def supported_reason(a: Assessment, p: float, threshold: float) -> str:
     """Why the combiner keeps a claim the threshold rules could not place."""
     return (
         "not stated word for word, but a reasonable summary of the visit "
-        f"(combiner score {p:.2f} < threshold {threshold:.2f}; rules: {a.verdict.rationale})"
+        f"(combiner score {_score(p, threshold)} < threshold {threshold:.2f}; "
+        f"rules: {a.verdict.rationale})"
     )
+
+
+def _score(p: float, threshold: float) -> str:
+    """The score to two decimals, or three when two would print it equal to the threshold."""
+    return f"{p:.3f}" if f"{p:.2f}" == f"{threshold:.2f}" else f"{p:.2f}"

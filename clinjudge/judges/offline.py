@@ -47,6 +47,7 @@ from clinjudge.judges.offline_facts import (
     concept_mentions,
 )
 from clinjudge.judges.offline_rules import ClaimAnalysis
+from clinjudge.judges.pair_model import PairScorer, default_pair_scorer, pair_text
 from clinjudge.judges.plan_items import plan_kinds
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
@@ -147,9 +148,11 @@ class OfflineVerifier:
         """What decides this verifier's verdicts besides the code: its settings and the digest
         of the combiner it applies (``None`` when it applies none)."""
         combiner = self._combiner
+        scorer = self._pair_scorer
         return {
             "config": dataclasses.asdict(self.config),
             "combiner": combiner.digest if combiner else None,
+            "pair_model": scorer.digest if scorer else None,
         }
 
     @property
@@ -158,8 +161,26 @@ class OfflineVerifier:
             return None
         return default_combiner()
 
+    @property
+    def _pair_scorer(self) -> PairScorer | None:
+        return default_pair_scorer() if self._combiner is not None else None
+
     async def assess_claims(self, claims: list[Claim], note: NoteInput) -> list[Assessment]:
-        """:meth:`assess` for every claim, in order (the transcript facts are built once)."""
+        """:meth:`assess` for every claim, in order (the transcript facts are built once);
+        when the combiner will weigh them, the pair scorer reads every claim it will weigh
+        beside its evidence, in one batch (its ``pair`` feature)."""
+        assessed = self._assess_all(claims, note)
+        scorer = self._pair_scorer
+        weighed = [a for a in assessed if not a.decided_by_rule and a.features is not None]
+        if scorer is not None and weighed:
+            pairs = [
+                (a.claim.text, pair_text([e.text for e in a.verdict.evidence])) for a in weighed
+            ]
+            for a, p in zip(weighed, scorer.scores(pairs), strict=True):
+                a.features["pair"] = p
+        return assessed
+
+    def _assess_all(self, claims: list[Claim], note: NoteInput) -> list[Assessment]:
         facts = self._facts(note)
         if self.config.dense:
             if "note_encoded" not in note.cache:  # one batch for the whole note, then cache hits
