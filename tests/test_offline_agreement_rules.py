@@ -15,7 +15,7 @@ from clinjudge.judges.exam import claim_systems, voiced_systems
 from clinjudge.judges.offline_facts import build_transcript_facts
 from clinjudge.judges.plan_items import plan_kinds, voiced_plan_kinds
 from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.text.claims import is_label_only
+from clinjudge.text.claims import is_label_only, split_claims
 from clinjudge.text.negation import is_negated
 from clinjudge.text.normalize import stem
 from clinjudge.text.quantities import extract_quantities
@@ -303,3 +303,25 @@ def test_an_answered_yes_decides_nothing_in_the_plan(setups):
         transcript=transcript,
     )
     assert v.tier != 5, v
+
+
+def test_the_pair_scorer_is_skipped_only_where_it_cannot_change_the_decision(monkeypatch):
+    import asyncio
+
+    from clinjudge.judges.base import NoteInput
+    from clinjudge.judges.combiner import Combiner
+    from clinjudge.judges.offline import OfflineVerifier
+
+    text = (FIXTURES / "note.txt").read_text()
+    note = NoteInput(TRANSCRIPT, text)
+    claims = split_claims(note.note)
+    verifier = OfflineVerifier("inference-aware", KnowledgeBase.default())
+    skipped = asyncio.run(verifier.assess_claims(claims, note))
+    monkeypatch.setattr(Combiner, "undecided_by", lambda self, values, feature: None)
+    scored = asyncio.run(verifier.assess_claims(claims, NoteInput(TRANSCRIPT, text)))
+    assert any(a.pair_unread for a in skipped) and not any(a.pair_unread for a in scored)
+    assert [verifier.decide(a).tier for a in skipped] == [verifier.decide(a).tier for a in scored]
+    for a, b in zip(skipped, scored, strict=True):
+        if a.pair_unread:  # the printed score bounds the one the scorer would have given
+            p, q = (verifier._combiner.probability(x.features) for x in (a, b))
+            assert (p <= q) if verifier.decide(a).supported is False else (p >= q), (p, q)

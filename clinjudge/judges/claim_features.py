@@ -168,6 +168,9 @@ class Assessment:
     decided_by_rule: bool = False
     features: dict[str, float] | None = None
     novel: NovelWords | None = None
+    #: The pair scorer was not run (it could not change the decision); ``features["pair"]``
+    #: holds the extreme (0 or 1) that makes the combiner's score a bound.
+    pair_unread: bool = False
 
 
 def claim_features(

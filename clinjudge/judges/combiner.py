@@ -66,6 +66,17 @@ class Combiner:
     def flags(self, values: dict[str, float]) -> bool:
         return self.probability(values) >= self.threshold
 
+    def undecided_by(self, values: dict[str, float], feature: str) -> float | None:
+        """``None`` when the decision depends on ``feature`` within [0, 1]; else the end of
+        that range that gives the score nearest the threshold (flagged: the lowest score,
+        kept: the highest), so the score printed is a true bound."""
+        low = self.probability({**values, feature: 0.0})
+        high = self.probability({**values, feature: 1.0})
+        if (low >= self.threshold) != (high >= self.threshold):
+            return None
+        flagged = low >= self.threshold
+        return 0.0 if (low <= high) == flagged else 1.0
+
 
 @lru_cache(maxsize=1)
 def default_combiner() -> Combiner | None:
@@ -88,18 +99,22 @@ def unsupported_reason(a: Assessment, p: float, threshold: float) -> str:
         what = f"the passages that match it do not say {listed} (said elsewhere in the visit)"
     else:
         what = "the visit does not say this: its words appear, not the statement"
-    return f"{what} (combiner score {_score(p, threshold)} ≥ threshold {threshold:.2f})"
+    return f"{what} (combiner score {_score(a, p, threshold)} ≥ threshold {threshold:.2f})"
 
 
 def supported_reason(a: Assessment, p: float, threshold: float) -> str:
     """Why the combiner keeps a claim the threshold rules could not place."""
     return (
         "not stated word for word, but a reasonable summary of the visit "
-        f"(combiner score {_score(p, threshold)} < threshold {threshold:.2f}; "
+        f"(combiner score {_score(a, p, threshold)} < threshold {threshold:.2f}; "
         f"rules: {a.verdict.rationale})"
     )
 
 
-def _score(p: float, threshold: float) -> str:
-    """The score to two decimals, or three when two would print it equal to the threshold."""
-    return f"{p:.3f}" if f"{p:.2f}" == f"{threshold:.2f}" else f"{p:.2f}"
+def _score(a: Assessment, p: float, threshold: float) -> str:
+    """The score to two decimals, or three when two would print it equal to the threshold;
+    a bound ("at least", "at most") when the pair scorer was not run (:meth:`undecided_by`)."""
+    shown = f"{p:.3f}" if f"{p:.2f}" == f"{threshold:.2f}" else f"{p:.2f}"
+    if not a.pair_unread:
+        return shown
+    return f"{'at least' if p >= threshold else 'at most'} {shown}, whatever the pair scorer reads,"

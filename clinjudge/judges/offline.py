@@ -170,13 +170,24 @@ class OfflineVerifier:
         when the combiner will weigh them, the pair scorer reads every claim it will weigh
         beside its evidence, in one batch (its ``pair`` feature)."""
         assessed = self._assess_all(claims, note)
-        scorer = self._pair_scorer
+        scorer, combiner = self._pair_scorer, self._combiner
+        if scorer is None or combiner is None:
+            return assessed
         weighed = [a for a in assessed if not a.decided_by_rule and a.features is not None]
-        if scorer is not None and weighed:
-            pairs = [
-                (a.claim.text, pair_text([e.text for e in a.verdict.evidence])) for a in weighed
-            ]
-            for a, p in zip(weighed, scorer.scores(pairs), strict=True):
+        # The combiner is monotone in the pair score: when a score of 0 and one of 1 give the
+        # same decision, the scorer cannot change it and is not run (the reason then gives the
+        # bound of the combiner's score, :func:`.combiner.pair_bound`).
+        read = []
+        for a in weighed:
+            feature = combiner.undecided_by(a.features, "pair")
+            if feature is None:
+                read.append(a)
+            else:
+                a.features["pair"] = feature
+                a.pair_unread = True
+        if read:
+            pairs = [(a.claim.text, pair_text([e.text for e in a.verdict.evidence])) for a in read]
+            for a, p in zip(read, scorer.scores(pairs), strict=True):
                 a.features["pair"] = p
         return assessed
 
