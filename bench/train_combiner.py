@@ -86,6 +86,17 @@ async def collect(notes: dict, units: dict, verifier: OfflineVerifier) -> list[d
     return rows
 
 
+async def collect_labelled(data: Path, labels: list[Path]) -> tuple[list[dict], dict]:
+    """:func:`collect` over every labelled note, by the rules alone (no combiner, no pair
+    scorer), and the labelled units per note."""
+    notes, units = load_labelled(data, labels, None)
+    if not notes:
+        raise InputError(f"no labelled notes under {', '.join(map(str, labels))}")
+    kb = KnowledgeBase.default()
+    verifier = OfflineVerifier("inference-aware", kb, OfflineConfig(combiner=False))
+    return await collect(notes, units, verifier), units
+
+
 def fit(
     x: np.ndarray, y: np.ndarray, c: float
 ) -> tuple[LogisticRegression, np.ndarray, np.ndarray]:
@@ -260,12 +271,7 @@ def show(name: str, s: dict) -> None:
 async def main_async(args) -> None:
     global OBJECTIVE
     OBJECTIVE = args.objective
-    notes, units = load_labelled(args.data, args.labels, None)
-    if not notes:
-        raise InputError(f"no labelled notes under {', '.join(map(str, args.labels))}")
-    kb = KnowledgeBase.default()
-    verifier = OfflineVerifier("inference-aware", kb, OfflineConfig(combiner=False))
-    rows = await collect(notes, units, verifier)
+    rows, units = await collect_labelled(args.data, args.labels)
     add_pair_scores(rows, args.pair_oof)
     labelled = [r for r in rows if r["label"] is not None]
     print(

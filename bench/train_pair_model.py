@@ -36,18 +36,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from bench_agreement import DEFAULT_LABELS, SHARED, InputError, load_labelled  # noqa: E402
+from bench_agreement import DEFAULT_LABELS, SHARED, InputError  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
-from train_combiner import collect  # noqa: E402
+from train_combiner import collect_labelled  # noqa: E402
 
-from clinjudge.judges.offline import OfflineConfig, OfflineVerifier  # noqa: E402
 from clinjudge.judges.pair_model import (  # noqa: E402
     LORA,
     PAIR_MODEL_DIR,
     PairScorer,
     pair_text,
 )
-from clinjudge.knowledge.base import KnowledgeBase  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OOF_PATH = HERE / "pair_oof.jsonl"
@@ -109,12 +107,7 @@ def cross_validate(rows: list[dict], folds: int, epochs: int, lr: float) -> dict
 
 
 async def labelled_rows(args) -> list[dict]:
-    notes, units = load_labelled(args.data, args.labels, None)
-    if not notes:
-        raise InputError(f"no labelled notes under {', '.join(map(str, args.labels))}")
-    kb = KnowledgeBase.default()
-    verifier = OfflineVerifier("inference-aware", kb, OfflineConfig(combiner=False))
-    rows = await collect(notes, units, verifier)
+    rows, _ = await collect_labelled(args.data, args.labels)
     return [{**r, "evidence": pair_text(r["evidence"])} for r in rows if r["label"] is not None]
 
 
