@@ -54,7 +54,14 @@ from clinjudge.text.sections import segment_note  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[1] / "shared" / "data" / "aci-bench" / "claim-labels"
-DEFAULT_LABELS = [SHARED / "labels", HERE / "claim_labels" / "labels"]
+
+
+def default_labels(data: Path) -> list[Path]:
+    """The label directories read unless ``--labels`` names others: the claim-labels
+    directory's own ``labels/`` (the shared development labels) and this project's."""
+    return [data / "labels", HERE / "claim_labels" / "labels"]
+
+
 JUDGES = ("lexical", "inference-aware")
 
 
@@ -416,7 +423,7 @@ def main() -> None:
         "--labels",
         type=Path,
         nargs="+",
-        default=DEFAULT_LABELS,
+        default=None,
         help="label directories, one JSONL per encounter; the first holding an encounter wins",
     )
     parser.add_argument(
@@ -440,6 +447,7 @@ def main() -> None:
         "--json", type=Path, default=None, help="write the summaries as JSON to this file"
     )
     args = parser.parse_args()
+    args.labels = args.labels or default_labels(args.data)
     sys.path.insert(0, str(HERE))
     try:
         asyncio.run(main_async(args))

@@ -34,7 +34,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
-from bench_agreement import DEFAULT_LABELS, SHARED, InputError, load_labelled  # noqa: E402
+from bench_agreement import SHARED, InputError, default_labels, load_labelled  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from clinjudge.judges.base import NoteInput  # noqa: E402
@@ -329,7 +329,7 @@ async def main_async(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=SHARED)
-    parser.add_argument("--labels", type=Path, nargs="+", default=DEFAULT_LABELS)
+    parser.add_argument("--labels", type=Path, nargs="+", default=None)
     parser.add_argument("--C", type=float, default=0.5)
     parser.add_argument("--write", action="store_true")
     parser.add_argument(
@@ -348,7 +348,9 @@ def main() -> None:
     )
     parser.add_argument("--dump", type=Path, default=None, help="claim rows with CV scores")
     try:
-        asyncio.run(main_async(parser.parse_args()))
+        args = parser.parse_args()
+        args.labels = args.labels or default_labels(args.data)
+        asyncio.run(main_async(args))
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -36,7 +36,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from bench_agreement import DEFAULT_LABELS, SHARED, InputError  # noqa: E402
+from bench_agreement import SHARED, InputError, default_labels  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 from train_combiner import collect_labelled  # noqa: E402
 
@@ -116,13 +116,14 @@ def main() -> None:
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--data", type=Path, default=SHARED, help="claim-labels directory")
-    parser.add_argument("--labels", type=Path, nargs="+", default=DEFAULT_LABELS)
+    parser.add_argument("--labels", type=Path, nargs="+", default=None)
     parser.add_argument("--folds", type=int, default=5, help="CV folds by encounter")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=5e-4, help="AdamW learning rate (adapter)")
     parser.add_argument("--cv", action="store_true", help=f"write out-of-fold scores to {OOF_PATH}")
     parser.add_argument("--write", action="store_true", help=f"fit on all, write {PAIR_MODEL_DIR}")
     args = parser.parse_args()
+    args.labels = args.labels or default_labels(args.data)
     if not (args.cv or args.write):
         parser.error("nothing to do: give --cv, --write or both")
     torch.set_num_threads(max(1, os.cpu_count() or 1))
