@@ -15,17 +15,16 @@ from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from clinjudge import __version__
 from clinjudge.errors import ConfigError
 from clinjudge.factcheck.decompose import decompose
 from clinjudge.factcheck.llm import LLMDecomposer, LLMQueryWriter, LLMRater
 from clinjudge.factcheck.models import FactClaim
 from clinjudge.factcheck.queries import offline_queries
 from clinjudge.factcheck.rate import ClaimRater, OfflineRater
-from clinjudge.judges.factory import resolve_backend
+from clinjudge.grounding.backend import open_backend
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
-from clinjudge.prompts import Prompt, load_prompt
+from clinjudge.prompts import Prompt
 from clinjudge.search import SearchBackend, make_search
 from clinjudge.types import CallError, ParseFailure
 
@@ -101,24 +100,26 @@ def build_factcheck(
     """
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
-    settings = settings or LLMSettings()
-    resolved = resolve_backend(backend, settings, chat_model)
-    overrides = prompt_overrides or {}
-    unknown = set(overrides) - set(PROMPT_NAMES)
-    if unknown:
-        raise ConfigError(f"no prompt named {sorted(unknown)[0]!r} in the fact-checker")
+    access = open_backend(
+        backend,
+        judge="the fact-checker",
+        settings=settings,
+        chat_model=chat_model,
+        cache=cache,
+        prompt_names=PROMPT_NAMES,
+        prompt_overrides=prompt_overrides,
+    )
     kb = knowledge or KnowledgeBase.default()
     engine = search_backend or make_search(
         search, search_url=search_url, corpus=corpus, knowledge=kb
     )
     provenance: dict[str, Any] = {
-        "package_version": __version__,
-        "backend": resolved,
+        **access.provenance,
         "search": engine.describe(),
         "k": k,
         "knowledge": {"digest": kb.digest},
     }
-    if resolved == "offline":
+    if access.caller is None:
         return FactcheckSetup(
             OfflineDecomposer(kb),
             OfflineQueryWriter(kb),
@@ -128,16 +129,8 @@ def build_factcheck(
             k,
             provenance={**provenance, "rater": "prose-evidence support rule (factcheck.support)"},
         )
-    caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
-    model_id = caller.model_id
-    decompose_p, queries_p, rate_p = (load_prompt(n, overrides.get(n)) for n in PROMPT_NAMES)
-    prompts = [decompose_p, queries_p, rate_p]
-    provenance |= {
-        "model": model_id,
-        "base_url": settings.base_url if chat_model is None else None,
-        "decoding": settings.decoding(),
-        "prompts": [p.ref().model_dump() for p in prompts],
-    }
+    caller = access.caller
+    decompose_p, queries_p, rate_p = access.prompts
     return FactcheckSetup(
         LLMDecomposer(caller, decompose_p, kb),
         LLMQueryWriter(caller, queries_p),
@@ -146,6 +139,6 @@ def build_factcheck(
         "llm",
         k,
         caller,
-        prompts,
+        access.prompts,
         provenance,
     )

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
-from clinjudge import __version__
 from clinjudge.errors import ConfigError
+from clinjudge.grounding.backend import knowledge_provenance, open_backend
 from clinjudge.judges.base import ClaimVerifier
 from clinjudge.judges.extraction import ClaimExtractor, LLMExtractor, SplitterExtractor
 from clinjudge.judges.knowledge_context import KnowledgeLookup
@@ -16,8 +16,8 @@ from clinjudge.judges.llm_judge import LLMJudge
 from clinjudge.judges.offline import OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
-from clinjudge.prompts import Prompt, load_prompt
-from clinjudge.types import Backend, Mode, Provenance
+from clinjudge.prompts import Prompt
+from clinjudge.types import Mode, Provenance
 
 PROMPT_BY_MODE = {"lexical": "soap.lexical", "inference-aware": "soap.inference_aware"}
 EXTRACTION_PROMPT = "soap.claim_extraction"
@@ -30,22 +30,6 @@ class JudgeSetup:
     provenance: Provenance
     caller: StructuredCaller | None = None
     prompts: list[Prompt] = field(default_factory=list)
-
-
-def resolve_backend(
-    backend: str | None, settings: LLMSettings, chat_model: BaseChatModel | None = None
-) -> Backend:
-    """``auto``/None → ``llm`` when a model is configured, else ``offline``; a given
-    ``chat_model`` means ``llm`` unless ``offline`` is asked for."""
-    if chat_model is not None:
-        return "offline" if backend == "offline" else "llm"
-    if backend in (None, "auto"):
-        return "llm" if settings.configured else "offline"
-    if backend not in ("offline", "llm"):
-        raise ConfigError(f"unknown backend {backend!r}: use offline, llm or auto")
-    if backend == "llm" and not settings.configured:
-        raise ConfigError("backend llm needs a model: set CLINJUDGE_MODEL (and OPENAI_BASE_URL)")
-    return backend  # type: ignore[return-value]
 
 
 def build_judge(
@@ -64,43 +48,26 @@ def build_judge(
     (LLM extraction on the LLM backend)."""
     if mode not in PROMPT_BY_MODE:
         raise ConfigError(f"unknown mode {mode!r}: use lexical or inference-aware")
-    settings = settings or LLMSettings()
-    resolved: Backend = resolve_backend(backend, settings, chat_model)
-    overrides = prompt_overrides or {}
-    unknown = set(overrides) - {*PROMPT_BY_MODE.values(), EXTRACTION_PROMPT}
-    if unknown:
-        raise ConfigError(f"no prompt named {sorted(unknown)[0]!r} in the SOAP judge")
-    kb = knowledge or KnowledgeBase.default()
-    provenance = Provenance(
-        package_version=__version__,
-        backend=resolved,
-        mode=mode,
-        knowledge={
-            "digest": kb.digest,
-            "sources": kb.manifest.get("sources"),
-            "packages": kb.manifest.get("packages"),
-        },
+    names = [PROMPT_BY_MODE[mode]] + ([EXTRACTION_PROMPT] if claims in ("auto", "llm") else [])
+    access = open_backend(
+        backend,
+        judge="the SOAP judge",
+        settings=settings,
+        chat_model=chat_model,
+        cache=cache,
+        prompt_names=names,
+        prompt_overrides=prompt_overrides,
+        known_prompts=[*PROMPT_BY_MODE.values(), EXTRACTION_PROMPT],
     )
-    if resolved == "offline":
+    kb = knowledge or KnowledgeBase.default()
+    provenance = Provenance(mode=mode, knowledge=knowledge_provenance(kb), **access.provenance)
+    if access.caller is None:
         verifier = OfflineVerifier(mode, kb)
         provenance.verifier = verifier.fingerprint()
         return JudgeSetup(verifier, SplitterExtractor(), provenance)
-    caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
-    model_id = caller.model_id
-    judge_prompt = load_prompt(PROMPT_BY_MODE[mode], overrides.get(PROMPT_BY_MODE[mode]))
-    prompts = [judge_prompt]
+    judge_prompt = access.prompt(PROMPT_BY_MODE[mode])
     extractor: ClaimExtractor = SplitterExtractor()
-    if claims in ("auto", "llm"):
-        extraction = load_prompt(EXTRACTION_PROMPT, overrides.get(EXTRACTION_PROMPT))
-        prompts.append(extraction)
-        extractor = LLMExtractor(caller, extraction)
-    provenance = provenance.model_copy(
-        update={
-            "model": model_id,
-            "base_url": settings.base_url if chat_model is None else None,
-            "decoding": settings.decoding(),
-            "prompts": [p.ref() for p in prompts],
-        }
-    )
-    verifier = LLMJudge(mode, caller, judge_prompt, KnowledgeLookup(kb))
-    return JudgeSetup(verifier, extractor, provenance, caller, prompts)
+    if EXTRACTION_PROMPT in names:
+        extractor = LLMExtractor(access.caller, access.prompt(EXTRACTION_PROMPT))
+    verifier = LLMJudge(mode, access.caller, judge_prompt, KnowledgeLookup(kb))
+    return JudgeSetup(verifier, extractor, provenance, access.caller, access.prompts)

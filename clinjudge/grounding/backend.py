@@ -1,0 +1,129 @@
+"""Which backend a judge runs on, and what it then holds: the one place every judge factory
+resolves ``offline``/``llm``/``auto``, builds its model caller, loads its prompts (with the
+user's overrides) and starts its provenance (DESIGN "Two backends, one graph").
+
+    auto (or None) → llm when a model is configured (CLINJUDGE_MODEL) or a chat model is given,
+                     else offline
+
+A report records what :attr:`ModelAccess.provenance` holds — package version, backend and, on
+the LLM backend, model id, base URL, decoding and every prompt's name, version and hash; never
+an API key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clinjudge import __version__
+from clinjudge.errors import ConfigError
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from clinjudge.knowledge.base import KnowledgeBase
+    from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
+    from clinjudge.prompts import Prompt
+    from clinjudge.types import Backend
+
+
+def resolve_backend(
+    backend: str | None, settings: LLMSettings, chat_model: BaseChatModel | None = None
+) -> Backend:
+    """``auto``/None → ``llm`` when a model is configured, else ``offline``; a given
+    ``chat_model`` means ``llm`` unless ``offline`` is asked for.
+
+    Raises:
+        ConfigError: an unknown backend, or ``llm`` with no model configured.
+    """
+    if chat_model is not None:
+        return "offline" if backend == "offline" else "llm"
+    if backend in (None, "auto"):
+        return "llm" if settings.configured else "offline"
+    if backend not in ("offline", "llm"):
+        raise ConfigError(f"unknown backend {backend!r}: use offline, llm or auto")
+    if backend == "llm" and not settings.configured:
+        raise ConfigError("backend llm needs a model: set CLINJUDGE_MODEL (and OPENAI_BASE_URL)")
+    return backend  # type: ignore[return-value]
+
+
+@dataclass
+class ModelAccess:
+    """A judge's resolved backend. On ``llm``: the caller and the loaded prompts, in the order
+    asked for; offline both are empty."""
+
+    backend: Backend
+    provenance: dict[str, Any]
+    caller: StructuredCaller | None = None
+    prompts: list[Prompt] = field(default_factory=list)
+
+    def prompt(self, name: str) -> Prompt:
+        return next(p for p in self.prompts if p.name == name)
+
+
+def check_prompt_overrides(
+    overrides: Mapping[str, Path], prompt_names: Sequence[str], judge: str
+) -> dict[str, Path]:
+    """The overrides of this judge's prompts: those in its namespaces (``soap.`` for
+    ``soap.lexical``); one in its namespaces that it does not use is an error.
+
+    Raises:
+        ConfigError: ``no prompt named 'soap.typo' in the SOAP judge``.
+    """
+    spaces = {n.partition(".")[0] for n in prompt_names}
+    own = {k: v for k, v in overrides.items() if k.partition(".")[0] in spaces}
+    unknown = sorted(set(own) - set(prompt_names))
+    if unknown:
+        raise ConfigError(f"no prompt named {unknown[0]!r} in {judge}")
+    return own
+
+
+def open_backend(
+    backend: str | None,
+    *,
+    judge: str,
+    settings: LLMSettings | None = None,
+    chat_model: BaseChatModel | None = None,
+    cache: ResponseCache | None = None,
+    prompt_names: Sequence[str] = (),
+    prompt_overrides: Mapping[str, Path] | None = None,
+    known_prompts: Sequence[str] | None = None,
+) -> ModelAccess:
+    """Resolve ``backend`` (:func:`resolve_backend`) and, on ``llm``, build the caller over
+    ``chat_model`` (else ``ChatOpenAI`` from ``settings``) and load ``prompt_names`` with the
+    overrides of this ``judge`` (a name for error messages, e.g. ``"CEF"``). ``known_prompts``
+    (default ``prompt_names``): every prompt of the judge's family that an override may name,
+    such as the other SOAP mode's prompt.
+
+    Raises:
+        ConfigError: unknown backend, llm without a model, an override of an unknown prompt.
+    """
+    from clinjudge.llm import LLMSettings, StructuredCaller
+    from clinjudge.prompts import load_prompt
+
+    settings = settings or LLMSettings()
+    resolved = resolve_backend(backend, settings, chat_model)
+    overrides = check_prompt_overrides(prompt_overrides or {}, known_prompts or prompt_names, judge)
+    provenance: dict[str, Any] = {"package_version": __version__, "backend": resolved}
+    if resolved == "offline":
+        return ModelAccess(resolved, provenance)
+    caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
+    prompts = [load_prompt(name, overrides.get(name)) for name in prompt_names]
+    provenance |= {
+        "model": caller.model_id,
+        "base_url": settings.base_url if chat_model is None else None,
+        "decoding": settings.decoding(),
+        "prompts": [p.ref().model_dump() for p in prompts],
+    }
+    return ModelAccess(resolved, provenance, caller, prompts)
+
+
+def knowledge_provenance(kb: KnowledgeBase) -> dict[str, Any]:
+    """What a report records of the knowledge base: its digest, sources and packages."""
+    return {
+        "digest": kb.digest,
+        "sources": kb.manifest.get("sources"),
+        "packages": kb.manifest.get("packages"),
+    }
