@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from clinjudge.datasets.items import Item
-from clinjudge.evaluators.base import BuildOptions, build_evaluator
+from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.metrics.auroc import paired_auroc
 from clinjudge.metrics.intervals import wilson_interval
 

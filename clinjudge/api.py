@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from clinjudge.datasets.items import Item
-from clinjudge.evaluators.base import BuildOptions, build_evaluator
+from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.graphs.soap_judge import JudgeContext, build_graph
 from clinjudge.judges.factory import JudgeSetup, build_judge
 from clinjudge.judges.note_report import claim_rows, note_summary

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from clinjudge.datasets.items import DatasetError
 from clinjudge.errors import ConfigError
+from clinjudge.evaluators.registry import judges_help
 
 app = typer.Typer(
     help="Judge clinical text written by language models, claim by claim.",
@@ -168,11 +169,7 @@ def compare(
     out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
     judges: Annotated[
         str,
-        typer.Option(
-            help="Comma-separated judges: lexical, inference-aware (SOAP claims; the first one's "
-            "claims are reused by the other), cef (cross-examination scores), factcheck "
-            "(retrieval-grounded claim checking)."
-        ),
+        typer.Option(help=f"Comma-separated judges: {judges_help()}."),
     ] = "lexical,inference-aware",
     backend: BackendOpt = "auto",
     prompt: PromptOpt = None,

@@ -14,6 +14,8 @@ from typing import Annotated
 
 import typer
 
+from clinjudge.evaluators.registry import judges_help
+
 
 def meta_eval(
     pairs: Annotated[
@@ -23,8 +25,8 @@ def meta_eval(
     judge: Annotated[
         str,
         typer.Option(
-            help="Comma-separated judges: lexical, inference-aware, cef, factcheck. The first "
-            "one's numbers are the report's top-level overall/by_type."
+            help=f"Comma-separated judges: {judges_help()}. The first one's numbers are the "
+            "report's top-level overall/by_type."
         ),
     ] = "lexical",
     backend: Annotated[

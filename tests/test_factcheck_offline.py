@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from clinjudge.datasets.items import Item
-from clinjudge.evaluators.base import BuildOptions, build_evaluator
+from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.factcheck.decompose import decompose, label_claim
 from clinjudge.factcheck.models import AnswerResult
 from clinjudge.factcheck.queries import offline_queries

@@ -1,20 +1,25 @@
 """Judges of ``clinjudge compare`` and ``clinjudge meta-eval`` behind one interface
-(:class:`~clinjudge.evaluators.base.Evaluator`): the SOAP judges, CEF and the fact-checker."""
+(:class:`~clinjudge.evaluators.base.Evaluator`), each registered by ``@judge`` in a module of
+this package (:mod:`.registry`): the SOAP judges, CEF, the fact-checker, the numeric-answer
+check."""
 
-from clinjudge.evaluators.base import (
-    EVALUATOR_NAMES,
-    REGISTRY,
-    BuildOptions,
-    Evaluator,
+from clinjudge.evaluators.base import BaseEvaluator, BuildOptions, Evaluator, check_options
+from clinjudge.evaluators.registry import (
     build_evaluator,
+    judge,
+    judge_names,
     parse_judge_names,
+    registry,
 )
 
 __all__ = [
-    "EVALUATOR_NAMES",
-    "REGISTRY",
+    "BaseEvaluator",
     "BuildOptions",
     "Evaluator",
     "build_evaluator",
+    "check_options",
+    "judge",
+    "judge_names",
     "parse_judge_names",
+    "registry",
 ]

@@ -17,22 +17,27 @@ its own rows:
 
 Rows carry the item's id under ``"id"``. A row with ``"retry": True`` (a transport error lost
 part of it) is written but run again by the next resumed run.
+
+A new judge subclasses :class:`BaseEvaluator` (every method but ``evaluate`` and ``score`` has
+a default) and registers its builder with :func:`clinjudge.evaluators.registry.judge`.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from langchain_core.language_models import BaseChatModel
-
-from clinjudge.datasets.items import Item
 from clinjudge.errors import ConfigError
-from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.llm import LLMSettings, ResponseCache
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from clinjudge.datasets.items import Item
+    from clinjudge.grounding.backend import ModelAccess
+    from clinjudge.knowledge.base import KnowledgeBase
+    from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
 
 
 @dataclass
@@ -83,37 +88,96 @@ class Evaluator(Protocol):
     def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]: ...
 
 
-#: Judge name → ``module:function`` building it from :class:`BuildOptions` (imported lazily so
-#: that a judge's dependencies load only when it is used).
-REGISTRY: dict[str, str] = {
-    "lexical": "clinjudge.evaluators.soap:build_lexical",
-    "inference-aware": "clinjudge.evaluators.soap:build_inference_aware",
-    "cef": "clinjudge.evaluators.cef:build",
-    "factcheck": "clinjudge.evaluators.factcheck:build",
-}
-EVALUATOR_NAMES: tuple[str, ...] = tuple(REGISTRY)
+class BaseEvaluator:
+    """Defaults for a judge built on a :class:`~clinjudge.grounding.backend.ModelAccess`
+    (``self.access``) with judge settings ``self.options``; a subclass sets ``name``, ``kind``
+    and ``needs_source`` and writes ``evaluate`` and ``score``.
+
+    Default ``summarize``: the mean of ``score`` over the rows that have one, with its 95%
+    percentile-bootstrap interval (items resampled), ``n`` and the rows excluded.
+    """
+
+    name: str = ""
+    kind: str = ""
+    needs_source: bool = True
+
+    def __init__(self, access: ModelAccess, options: Mapping[str, Any] | None = None) -> None:
+        self.access = access
+        self.options = dict(options or {})
+
+    @property
+    def caller(self) -> StructuredCaller | None:
+        return self.access.caller
+
+    def identity(self) -> dict[str, Any]:
+        p = self.provenance()
+        return model_identity(p, options=self.options, package_version=p.get("package_version"))
+
+    def provenance(self) -> dict[str, Any]:
+        return {**self.access.provenance, "options": self.options}
+
+    def usage(self) -> dict[str, int] | None:
+        return self.caller.usage.as_dict() if self.caller else None
+
+    async def evaluate(self, item: Item) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def score(self, row: dict[str, Any]) -> float | None:
+        raise NotImplementedError
+
+    def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        from clinjudge.metrics.intervals import bootstrap_ci
+
+        values = [s for s in (self.score(r) for r in rows) if s is not None]
+        mean = sum(values) / len(values) if values else None
+        headline = {
+            "score": {
+                "value": mean,
+                "ci95": list(bootstrap_ci(values)) if values else None,
+                "n": len(values),
+                "excluded": len(rows) - len(values),
+            }
+        }
+        return {"kind": self.kind, "headline": headline, "n_items": len(rows)}
+
+    def item_scores(self, row: dict[str, Any]) -> dict[str, Any]:
+        return {"score": self.score(row)}
+
+    def flagged_spans(self, row: dict[str, Any]) -> list[tuple[int, int]]:
+        return []
+
+    def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        return []
 
 
-def build_evaluator(name: str, options: BuildOptions | None = None) -> Evaluator:
-    """The judge ``name`` (a key of :data:`REGISTRY`) built from ``options``."""
-    if name not in REGISTRY:
-        raise ConfigError(f"unknown judge {name!r}: choose from {', '.join(REGISTRY)}")
-    module, _, function = REGISTRY[name].partition(":")
-    builder: Callable[[BuildOptions], Evaluator] = getattr(
-        importlib.import_module(module), function
-    )
-    return builder(options or BuildOptions())
+def model_identity(provenance: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+    """What a resumed run must share with this judge: backend, model, decoding and prompt
+    hashes from its provenance, and ``extra`` (its settings)."""
+    return {
+        "backend": provenance["backend"],
+        "model": provenance.get("model"),
+        "decoding": provenance.get("decoding"),
+        "prompts": [ref["sha256"] for ref in provenance.get("prompts", [])],
+        **extra,
+    }
 
 
-def parse_judge_names(spec: str) -> list[str]:
-    """``"lexical,cef"`` → ``["lexical", "cef"]``; unknown, repeated or no names raise
-    :class:`ConfigError`."""
-    names = [n.strip() for n in spec.split(",") if n.strip()]
-    if not names:
-        raise ConfigError(f"no judge named: use e.g. {','.join(EVALUATOR_NAMES[:2])}")
-    unknown = [n for n in names if n not in REGISTRY]
+#: Settings that ``compare`` hands to every judge (the SOAP judges' claim source).
+SHARED_OPTIONS = frozenset({"claims"})
+
+
+def check_options(judge: str, given: Mapping[str, Any], known: Iterable[str]) -> dict[str, Any]:
+    """The judge's own settings from ``given`` (``--option JUDGE.KEY=VALUE``), shared ones
+    dropped.
+
+    Raises:
+        ConfigError: a key the judge does not know.
+    """
+    allowed = set(known)
+    own = {k: v for k, v in given.items() if k not in SHARED_OPTIONS or k in allowed}
+    unknown = sorted(set(own) - allowed)
     if unknown:
-        raise ConfigError(f"unknown judge {unknown[0]!r}: choose from {', '.join(REGISTRY)}")
-    if len(set(names)) != len(names):
-        raise ConfigError("a judge is listed twice")
-    return names
+        raise ConfigError(
+            f"unknown {judge} option {unknown[0]!r}: use {', '.join(sorted(allowed)) or 'none'}"
+        )
+    return own

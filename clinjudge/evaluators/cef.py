@@ -13,23 +13,21 @@ the source answers IDK or NO.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from clinjudge.cef.factory import CefSetup, build_cef
-from clinjudge.cef.result import CefResult
-from clinjudge.cef.scores import TASKS, TOKENIZER
-from clinjudge.datasets.items import Item
 from clinjudge.errors import ConfigError
-from clinjudge.evaluators.base import BuildOptions
-from clinjudge.graphs.cef import CefContext, build_graph
-from clinjudge.metrics.intervals import bootstrap_ci
-from clinjudge.runner import RECURSION_LIMIT
+from clinjudge.evaluators.base import check_options, model_identity
+from clinjudge.evaluators.registry import judge
+
+if TYPE_CHECKING:
+    from clinjudge.cef.factory import CefSetup
+    from clinjudge.datasets.items import Item
+    from clinjudge.evaluators.base import BuildOptions
 
 SCORES = ("coverage", "conformity", "consistency", "conciseness", "overall")
 DEFAULT_QUESTIONS = 10
-_KNOWN_OPTIONS = frozenset({"n_source", "n_summary", "task", "claims"})
 
 
 class CefEvaluator:
@@ -38,6 +36,8 @@ class CefEvaluator:
     needs_source = True
 
     def __init__(self, setup: CefSetup, *, n_source: int, n_summary: int, task: str) -> None:
+        from clinjudge.graphs.cef import CefContext, build_graph
+
         self.setup = setup
         self.options = {"n_source": n_source, "n_summary": n_summary, "task": task}
         self._graph = build_graph()
@@ -50,21 +50,20 @@ class CefEvaluator:
 
     def identity(self) -> dict[str, Any]:
         p = self.setup.provenance
-        return {
-            "backend": p["backend"],
-            "model": p.get("model"),
-            "decoding": p.get("decoding"),
-            "prompts": [ref["sha256"] for ref in p.get("prompts", [])],
-            "options": self.options,
-        }
+        return model_identity(p, options=self.options)
 
     def provenance(self) -> dict[str, Any]:
+        from clinjudge.cef.scores import TOKENIZER
+
         return {**self.setup.provenance, "options": self.options, "tokenizer": TOKENIZER}
 
     def usage(self) -> dict[str, int] | None:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None
 
     async def evaluate(self, item: Item) -> dict[str, Any]:
+        from clinjudge.cef.result import CefResult
+        from clinjudge.runner import RECURSION_LIMIT
+
         final = await self._graph.ainvoke(
             {"item_id": item.id, "source": item.transcript, "summary": item.note},
             context=self._context,
@@ -77,6 +76,8 @@ class CefEvaluator:
         """``headline``: per score, the mean over the items where it is defined, its 95%
         percentile-bootstrap interval (items resampled), items used (``n``) and items excluded
         (no parsed answer on that side); plus totals of questions, drops and failures."""
+        from clinjudge.metrics.intervals import bootstrap_ci
+
         scores: dict[str, dict[str, Any]] = {}
         for name in SCORES:
             values = [r[name] for r in rows if r.get(name) is not None]
@@ -125,6 +126,8 @@ class CefEvaluator:
         return row.get("overall")
 
     def flagged_spans(self, row: dict[str, Any]) -> list[tuple[int, int]]:
+        from clinjudge.cef.result import CefResult
+
         return [
             (q.span[0], q.span[1]) for q in CefResult.model_validate(row).unsupported() if q.span
         ]
@@ -150,12 +153,13 @@ class CefEvaluator:
         ]
 
 
+@judge("cef", summary="cross-examination scores: coverage, conformity, consistency, conciseness")
 def build(options: BuildOptions) -> CefEvaluator:
     """A CEF judge from ``options`` (module docstring for ``options.options``)."""
-    opts = dict(options.options)
-    unknown = sorted(set(opts) - _KNOWN_OPTIONS)
-    if unknown:
-        raise ConfigError(f"unknown cef option {unknown[0]!r}: use n_source, n_summary or task")
+    from clinjudge.cef.factory import build_cef
+    from clinjudge.cef.scores import TASKS
+
+    opts = check_options("cef", options.options, ("n_source", "n_summary", "task"))
     counts = {}
     for key in ("n_source", "n_summary"):
         value = opts.get(key, DEFAULT_QUESTIONS)

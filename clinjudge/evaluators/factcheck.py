@@ -13,15 +13,16 @@ the answer spans of the ``not_supported`` claims.
 from __future__ import annotations
 
 import statistics
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clinjudge.datasets.items import Item
-from clinjudge.evaluators.base import BuildOptions
-from clinjudge.factcheck.models import AnswerResult
-from clinjudge.factcheck.setup import DEFAULT_K, FactcheckSetup, build_factcheck
-from clinjudge.graphs.factcheck import FactcheckContext, build_graph, check_answer
-from clinjudge.metrics.intervals import bootstrap_ci, wilson_interval
-from clinjudge.search import CorpusSearch, passages_from_value
+from clinjudge.evaluators.base import check_options, model_identity
+from clinjudge.evaluators.registry import judge
+
+if TYPE_CHECKING:
+    from clinjudge.datasets.items import Item
+    from clinjudge.evaluators.base import BuildOptions
+    from clinjudge.factcheck.models import AnswerResult
+    from clinjudge.factcheck.setup import FactcheckSetup
 
 
 class FactcheckEvaluator:
@@ -30,20 +31,15 @@ class FactcheckEvaluator:
     needs_source = False
 
     def __init__(self, setup: FactcheckSetup) -> None:
+        from clinjudge.graphs.factcheck import FactcheckContext, build_graph
+
         self.setup = setup
         self._graph = build_graph()
         self._context = FactcheckContext(setup)
 
     def identity(self) -> dict[str, Any]:
         p = self.setup.provenance
-        return {
-            "backend": p["backend"],
-            "model": p.get("model"),
-            "decoding": p.get("decoding"),
-            "prompts": [ref["sha256"] for ref in p.get("prompts", [])],
-            "search": p["search"],
-            "k": p["k"],
-        }
+        return model_identity(p, search=p["search"], k=p["k"])
 
     def provenance(self) -> dict[str, Any]:
         return dict(self.setup.provenance)
@@ -52,6 +48,9 @@ class FactcheckEvaluator:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None
 
     async def evaluate(self, item: Item) -> dict[str, Any]:
+        from clinjudge.graphs.factcheck import check_answer
+        from clinjudge.search import CorpusSearch, passages_from_value
+
         question = item.meta.get("question")
         question = question if isinstance(question, str) and question.strip() else None
         key = ""
@@ -80,7 +79,9 @@ class FactcheckEvaluator:
         """Pooled unsupported rate (all rated relevant claims, Wilson 95% CI), mean per-answer
         rate (answers with ≥ 1 rated claim, bootstrap 95% CI over answers), pooled checkable rate
         (rated relevant claims, Wilson), and the counts of claims in each denominator."""
-        results = [AnswerResult.from_row(r) for r in rows]
+        from clinjudge.metrics.intervals import bootstrap_ci, wilson_interval
+
+        results = [_result(r) for r in rows]
         rated = sum(r.n_rated for r in results)
         unsupported = sum(r.n_not_supported for r in results)
         checkable = sum(r.n_checkable for r in results)
@@ -119,7 +120,7 @@ class FactcheckEvaluator:
         return {"kind": self.kind, "headline": headline, **summary}
 
     def item_scores(self, row: dict[str, Any]) -> dict[str, Any]:
-        result = AnswerResult.from_row(row)
+        result = _result(row)
         return {
             "unsupported_rate": result.unsupported_rate,
             "n_claims": result.n_claims,
@@ -130,15 +131,15 @@ class FactcheckEvaluator:
         }
 
     def score(self, row: dict[str, Any]) -> float | None:
-        rate = AnswerResult.from_row(row).unsupported_rate
+        rate = _result(row).unsupported_rate
         return None if rate is None else 1.0 - rate
 
     def flagged_spans(self, row: dict[str, Any]) -> list[tuple[int, int]]:
-        result = AnswerResult.from_row(row)
+        result = _result(row)
         return [(c.start, c.end) for c in result.claims if c.verdict == "not_supported"]
 
     def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
-        result = AnswerResult.from_row(row)
+        result = _result(row)
         return [
             {
                 "id": result.id,
@@ -159,8 +160,17 @@ class FactcheckEvaluator:
         ]
 
 
+def _result(row: dict[str, Any]) -> AnswerResult:
+    from clinjudge.factcheck.models import AnswerResult
+
+    return AnswerResult.from_row(row)
+
+
+@judge("factcheck", summary="retrieval-grounded checking of each claim of an answer")
 def build(options: BuildOptions) -> FactcheckEvaluator:
-    opts = options.options
+    from clinjudge.factcheck.setup import DEFAULT_K, build_factcheck
+
+    opts = check_options("factcheck", options.options, ("corpus", "search", "search_url", "k"))
     k = opts.get("k") or DEFAULT_K
     setup = build_factcheck(
         options.backend,

@@ -9,16 +9,15 @@ judge rate claims cut by another judge, so that several judges rate the same cla
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clinjudge.datasets.items import Item
-from clinjudge.evaluators.base import BuildOptions
-from clinjudge.graphs.soap_judge import JudgeContext, build_graph
-from clinjudge.judges.compare import judge_summary
-from clinjudge.judges.factory import JudgeSetup, build_judge
-from clinjudge.judges.note_report import claim_rows
-from clinjudge.runner import RECURSION_LIMIT
-from clinjudge.types import Mode, NoteReport
+from clinjudge.evaluators.registry import judge
+
+if TYPE_CHECKING:
+    from clinjudge.datasets.items import Item
+    from clinjudge.evaluators.base import BuildOptions
+    from clinjudge.judges.factory import JudgeSetup
+    from clinjudge.types import Mode, NoteReport
 
 
 class SoapEvaluator:
@@ -26,6 +25,8 @@ class SoapEvaluator:
     needs_source = True
 
     def __init__(self, name: str, setup: JudgeSetup) -> None:
+        from clinjudge.graphs.soap_judge import JudgeContext, build_graph
+
         self.name = name
         self.setup = setup
         self.given_claims: dict[str, list[dict]] | None = None
@@ -56,6 +57,8 @@ class SoapEvaluator:
         return self.setup.caller is not None
 
     async def evaluate(self, item: Item) -> dict[str, Any]:
+        from clinjudge.runner import RECURSION_LIMIT
+
         state: dict[str, Any] = {
             "note_id": item.id,
             "transcript": item.transcript,
@@ -70,11 +73,15 @@ class SoapEvaluator:
 
     @staticmethod
     def report(row: dict[str, Any]) -> NoteReport:
+        from clinjudge.types import NoteReport
+
         return NoteReport.model_validate({k: v for k, v in row.items() if k != "extraction"})
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """:func:`~clinjudge.judges.compare.judge_summary` of the notes, with the headline
         pooled hallucination rate and its Wilson interval."""
+        from clinjudge.judges.compare import judge_summary
+
         summary = judge_summary([self.report(r) for r in rows])
         headline = {
             "hallucination_rate": {
@@ -105,6 +112,8 @@ class SoapEvaluator:
 
     def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         """``judge --json`` claim fields, the note's ``id`` and the claim id as ``claim_id``."""
+        from clinjudge.judges.note_report import claim_rows
+
         lines = []
         for claim in claim_rows(self.report(row)):
             claim_id = claim.pop("id")
@@ -113,6 +122,8 @@ class SoapEvaluator:
 
 
 def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
+    from clinjudge.judges.factory import build_judge
+
     setup = build_judge(
         mode,
         options.backend,
@@ -128,9 +139,15 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
     return SoapEvaluator(name, setup)
 
 
+@judge("lexical", summary="SOAP claims supported only where the transcript states them")
 def build_lexical(options: BuildOptions) -> SoapEvaluator:
     return _build("lexical", "lexical", options)
 
 
+@judge(
+    "inference-aware",
+    summary="SOAP claims, with synonyms, trade/generic names and clinical inference; "
+    "rates the claims of the first SOAP judge listed",
+)
 def build_inference_aware(options: BuildOptions) -> SoapEvaluator:
     return _build("inference-aware", "inference-aware", options)
