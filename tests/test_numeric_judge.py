@@ -39,6 +39,8 @@ CLEARANCE = (
         ("The gestational age is 34 weeks and 3 days.", "weeks_days", "(34, 3)", "marked"),
         ("Total dose: 1,200 mg", "number", "1200", "marked"),
         ("Sodium corrected, then 131.5", "number", "131.5", "last"),
+        ("Hence, the GFR is 36.95 mL/min/1.73 m².", "number", "36.95", "marked"),
+        ("The BMI is 68 kg / (1.82 m)^2 = 20.53 kg/m^2.", "number", "20.53", "marked"),
     ],
 )
 def test_the_final_value_is_read_where_the_answer_states_it(text, kind, value, how):

@@ -19,8 +19,9 @@ import ast
 import re
 from dataclasses import dataclass
 
-#: Not part of a word ("CHA2DS2-VASc" holds no value) nor of a longer number.
-_ALONE = r"(?<![A-Za-z0-9_.])"
+#: Not part of a word ("CHA2DS2-VASc" holds no value), a unit ("mL/min/1.73 m²", "kg/m^2")
+#: or a longer number.
+_ALONE = r"(?<![A-Za-z0-9_./^])"
 _NUMBER = _ALONE + r"[-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![0-9])"
 _DATE = _ALONE + r"\d{1,2}/\d{1,2}/\d{2,4}(?![0-9])"
 _WEEKS_DAYS = r"(\d+)\s*weeks?[\s,'\"]*(?:and\s*)?[\s'\"]*(\d+)\s*days?"
