@@ -32,7 +32,7 @@ from pathlib import Path
 
 from clinjudge.datasets.medec import load_pair_dataset
 from clinjudge.graphs.error_detection import arun_detection
-from clinjudge.judges.base import NoteInput
+from clinjudge.grounding.note_input import NoteInput
 from clinjudge.judges.error_detection import BaselineResponder, format_four_lines
 from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase

@@ -34,8 +34,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from clinjudge.api import make_setup  # noqa: E402
 from clinjudge.datasets import Item, load_aci_bench  # noqa: E402
+from clinjudge.grounding.note_input import NoteInput  # noqa: E402
 from clinjudge.inject import PERTURBERS, Perturbation, spans_touch  # noqa: E402
-from clinjudge.judges.base import NoteInput  # noqa: E402
 from clinjudge.knowledge.base import KnowledgeBase  # noqa: E402
 from clinjudge.metrics.intervals import wilson_interval  # noqa: E402
 from clinjudge.text.claims import split_claims  # noqa: E402
@@ -46,7 +46,6 @@ DEFAULT_DATA = (
 )
 JUDGES = ("lexical", "inference-aware")
 PAPER = {"stage 1 (lexical)": 0.352, "stage 2 (inference-aware)": 0.091, "human": 0.104}
-FACTS_KEY = "offline_facts"  # NoteInput.cache key of the offline verifier's transcript facts
 
 
 def flagged(outcome: Outcome | None) -> bool:
@@ -74,8 +73,8 @@ class Encounter:
 
     async def judge(self, note: NoteInput, claims: list[Claim], timing: str) -> dict:
         """``{judge: [outcome per claim]}``; verdicts on the reference note are memoised."""
-        if FACTS_KEY in self.base.cache:
-            note.cache.setdefault(FACTS_KEY, self.base.cache[FACTS_KEY])
+        for dense, facts in self.base.facts.items():  # one transcript: its facts serve all
+            note.facts.setdefault(dense, facts)
         out = {}
         for name, verifier in self.verifiers.items():
             todo = [c for c in claims if (name, c.start, c.end) not in self._done]
@@ -90,8 +89,8 @@ class Encounter:
                 out[name] = [self._done[(name, c.start, c.end)] for c in claims]
             else:
                 out[name] = got
-            if FACTS_KEY in note.cache:
-                self.base.cache.setdefault(FACTS_KEY, note.cache[FACTS_KEY])
+            for dense, facts in note.facts.items():
+                self.base.facts.setdefault(dense, facts)
         return out
 
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from clinjudge.cli import judge_options, stdout  # noqa: E402
-from clinjudge.cli_meta_eval import print_meta_eval_table  # noqa: E402
+from clinjudge.cli.common import judge_options, stdout  # noqa: E402
+from clinjudge.cli.meta_eval import print_meta_eval_table  # noqa: E402
 from clinjudge.datasets import load_aci_bench  # noqa: E402
 from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names  # noqa: E402
 from clinjudge.inject.pairs import read_pairs, write_pair  # noqa: E402

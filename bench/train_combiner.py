@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 from bench_agreement import SHARED, InputError, default_labels, load_labelled  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
-from clinjudge.judges.base import NoteInput  # noqa: E402
+from clinjudge.grounding.note_input import NoteInput  # noqa: E402
 from clinjudge.judges.claim_features import FEATURES, feature_vector  # noqa: E402
 from clinjudge.judges.combiner import COMBINER_PATH  # noqa: E402
 from clinjudge.judges.offline import OfflineConfig, OfflineVerifier  # noqa: E402

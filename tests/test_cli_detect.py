@@ -11,7 +11,7 @@ import typer
 from openai_stub import OpenAIStub, Reply
 from typer.testing import CliRunner
 
-from clinjudge.cli_detect import detect, gate, pairs
+from clinjudge.cli.detect import detect, gate, pairs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "medec"
 PAIRS = FIXTURES / "medec_pairs_sample.jsonl"

@@ -1,4 +1,4 @@
-"""``clinjudge inject`` (clinjudge/cli_inject.py, SPEC §5): an offline run over the bundled
+"""``clinjudge inject`` (clinjudge/cli/inject.py, SPEC §5): an offline run over the bundled
 aci-demo set, the one-line errors for unknown types and types without an offline injector, a
 resumed run, and the llm backend end to end against the loopback OpenAI-compatible stub."""
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from clinjudge.knowledge.cli import knowledge_app
+from clinjudge.cli.knowledge import knowledge_app
 
 FIXTURES = Path(__file__).parent / "fixtures" / "knowledge"
 runner = CliRunner()

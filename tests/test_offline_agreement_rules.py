@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from clinjudge.api import judge_note, make_setup
+from clinjudge.grounding.exam_systems import claim_systems, voiced_systems
+from clinjudge.grounding.plan_items import plan_kinds, voiced_plan_kinds
+from clinjudge.grounding.transcript_facts import build_transcript_facts
 from clinjudge.judges.claim_features import FEATURES, capitalised_names, documentation_rates
 from clinjudge.judges.combiner import Combiner, default_combiner
-from clinjudge.judges.exam import claim_systems, voiced_systems
-from clinjudge.judges.offline_facts import build_transcript_facts
-from clinjudge.judges.plan_items import plan_kinds, voiced_plan_kinds
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import is_label_only, split_claims
 from clinjudge.text.negation import is_negated
@@ -308,7 +308,7 @@ def test_an_answered_yes_decides_nothing_in_the_plan(setups):
 def test_the_pair_scorer_is_skipped_only_where_it_cannot_change_the_decision(monkeypatch):
     import asyncio
 
-    from clinjudge.judges.base import NoteInput
+    from clinjudge.grounding.note_input import NoteInput
     from clinjudge.judges.combiner import Combiner
     from clinjudge.judges.offline import OfflineVerifier
 

@@ -6,7 +6,7 @@ Replies are read strictly:
   (:func:`~clinjudge.cef.answers.parse_answer`) the question is ``dropped_label`` and never
   asked (the reference code let such questions into the exam, SPEC §2 pitfalls); its quote is
   anchored in its text (verbatim, case-insensitive, then fuzzy —
-  :func:`clinjudge.judges.llm_judge.locate_quote`), so each question knows its span;
+  :func:`clinjudge.grounding.quotes.locate_quote`), so each question knows its span;
 - answers are declared as an enum (YES/NO/IDK) in the JSON schema sent to the server, and the
   value the model wrote is read by the first-token parser: an answer that does not open with
   YES/NO/IDK, or a question the reply skips, is a parse failure for that question alone; a
@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from clinjudge.cef.answers import ANSWERS, parse_answer
 from clinjudge.cef.result import ID_PREFIX, AnswerRecord, CefQuestion, Side
-from clinjudge.judges.llm_judge import locate_quote
+from clinjudge.grounding.quotes import locate_quote
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
 from clinjudge.types import CallError, ParseFailure

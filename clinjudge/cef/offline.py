@@ -33,7 +33,7 @@ from clinjudge.cef.answers import Answer
 from clinjudge.cef.questions import CLINICAL_KINDS, select_facts, text_facts, yes_question
 from clinjudge.cef.result import ID_PREFIX, AnswerRecord, CefQuestion, Side
 from clinjudge.cef.wording import normalise_wording
-from clinjudge.judges.base import NoteInput
+from clinjudge.grounding.note_input import NoteInput
 from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.transcript import parse_transcript

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from clinjudge.factcheck.decompose import decompose
 from clinjudge.factcheck.models import ClaimRating, FactClaim
-from clinjudge.judges.extraction import ExtractedClaim, anchor_claims
+from clinjudge.grounding.quotes import ExtractedClaim, anchor_claims
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt

@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from clinjudge.judges.llm_judge import locate_quote
+from clinjudge.grounding.quotes import locate_quote
 from clinjudge.judges.numeric_answer import find_answer, normalise_truth, value_pattern
 from clinjudge.llm import StructuredCaller
 from clinjudge.metrics.numeric import answer_correct

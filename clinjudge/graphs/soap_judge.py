@@ -19,7 +19,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from clinjudge.judges.base import ClaimVerifier, NoteInput, ensure_complete
+from clinjudge.grounding.note_input import NoteInput
+from clinjudge.judges.base import ClaimVerifier, ensure_complete
 from clinjudge.judges.extraction import ClaimExtractor
 from clinjudge.judges.note_report import build_note_report
 from clinjudge.types import CallError, Claim, ParseFailure, Verdict

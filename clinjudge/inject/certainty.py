@@ -39,10 +39,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from clinjudge.grounding.transcript_facts import FINDING_KINDS, ConceptMention
 from clinjudge.inject.material import NoteMaterial, phrase_pattern
 from clinjudge.inject.types import Edit, Perturber, indefinite_article, match_case
-from clinjudge.judges.offline_facts import ConceptMention
-from clinjudge.judges.offline_rules import FINDING_KINDS
 from clinjudge.knowledge.concept import TERM_PREFIX, Mention
 from clinjudge.text.negation import history_or_hypothetical, is_negated
 from clinjudge.text.sentences import split_sentences

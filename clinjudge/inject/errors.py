@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from clinjudge.grounding.transcript_facts import FINDING_KINDS
 from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.tables import (
     ADDED_DRUGS,
@@ -37,7 +38,6 @@ from clinjudge.inject.tables import (
     STRENGTH_UNITS,
 )
 from clinjudge.inject.types import Edit, Perturber, match_case
-from clinjudge.judges.offline_rules import FINDING_KINDS
 from clinjudge.text.laterality import laterality_mentions
 from clinjudge.text.negation import is_negated
 from clinjudge.text.normalize import word_tokens

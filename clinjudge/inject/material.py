@@ -1,7 +1,7 @@
 """What the perturbers read from a note and its transcript, each part parsed at most once.
 
 The transcript side reuses the offline judge's fact extraction
-(:func:`clinjudge.judges.offline_facts.build_transcript_facts`, without embeddings): per
+(:func:`clinjudge.grounding.transcript_facts.build_transcript_facts`, without embeddings): per
 sentence, the knowledge concepts with their assertion status (a doctor's question takes the
 patient's yes/no), the quantities and the laterality mentions. A perturber only edits a detail
 the transcript states (an error must contradict a stated fact; a rewrite must restate one), so
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from clinjudge.judges.offline_facts import TranscriptFacts, build_transcript_facts
+from clinjudge.grounding.transcript_facts import TranscriptFacts, build_transcript_facts
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.knowledge.concept import Mention
 from clinjudge.text.laterality import Laterality

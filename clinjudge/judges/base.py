@@ -1,4 +1,5 @@
-"""What every SOAP claim verifier shares: the per-note material it reads and its interface.
+"""What every SOAP claim verifier shares: its interface over the per-note material it reads
+(:class:`~clinjudge.grounding.note_input.NoteInput`).
 
 A verifier turns a batch of claims into exactly one outcome per claim — a `Verdict`, a
 `ParseFailure` or a `CallError` (SPEC §1 "Outputs": parse failures are never counted as either
@@ -7,31 +8,10 @@ verdict). The graph does not know which verifier it runs; reports name the backe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Protocol
 
-from clinjudge.text.sections import segment_note
-from clinjudge.text.transcript import parse_transcript
-from clinjudge.types import Backend, CallError, Claim, Mode, Note, Outcome, ParseFailure, Transcript
-
-
-@dataclass
-class NoteInput:
-    """The two texts a claim is judged against, parsed once per note.
-
-    ``cache`` holds verifier-specific derived material (indexes, features) so that the
-    batches of one note share it; it is rebuilt on demand and never serialised.
-    """
-
-    transcript_text: str
-    note_text: str
-    transcript: Transcript = field(init=False)
-    note: Note = field(init=False)
-    cache: dict[str, object] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        self.transcript = parse_transcript(self.transcript_text)
-        self.note = segment_note(self.note_text)
+from clinjudge.grounding.note_input import NoteInput
+from clinjudge.types import Backend, CallError, Claim, Mode, Outcome, ParseFailure
 
 
 class ClaimVerifier(Protocol):

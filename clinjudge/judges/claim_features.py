@@ -30,7 +30,7 @@ from pathlib import Path
 
 from wordfreq import zipf_frequency
 
-from clinjudge.judges.offline_facts import ConceptMention, TranscriptFacts
+from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.types import Claim, KnowledgeEntry, Verdict
 

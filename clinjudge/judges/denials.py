@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from clinjudge.judges.evidence import Unit
-from clinjudge.judges.offline_facts import FINDING_KINDS, TranscriptFacts, is_question
+from clinjudge.grounding.evidence import Unit
+from clinjudge.grounding.transcript_facts import FINDING_KINDS, TranscriptFacts, is_question
 from clinjudge.judges.offline_rules import GAP_WORDS
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.negation import answer_polarity, is_negated, negated_spans

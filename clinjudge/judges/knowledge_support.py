@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
+from clinjudge.grounding.evidence import Unit
+from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges import offline_rules as rules
-from clinjudge.judges.evidence import Unit
-from clinjudge.judges.offline_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.normalize import content_tokens

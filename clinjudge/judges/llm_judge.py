@@ -11,21 +11,19 @@ from __future__ import annotations
 import json
 
 from pydantic import BaseModel, Field
-from rapidfuzz import fuzz
 
-from clinjudge.judges.base import NoteInput, failure_for_all
-from clinjudge.judges.evidence import SentenceIndex, transcript_index
+from clinjudge.grounding.evidence import SentenceIndex, transcript_index
+from clinjudge.grounding.note_input import NoteInput
+from clinjudge.grounding.quotes import locate_quote
+from clinjudge.judges.base import failure_for_all
 from clinjudge.judges.knowledge_context import KnowledgeLookup
 from clinjudge.judges.tiers import normalize_subtype, tier_allowed
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
-from clinjudge.text.quotes import find_verbatim
-from clinjudge.types import Claim, Evidence, Mode, Note, Outcome, ParseFailure, Verdict
+from clinjudge.types import Claim, Mode, Note, Outcome, ParseFailure, Verdict
 
 #: Candidate transcript sentences shown to the model per claim.
 CANDIDATES_PER_CLAIM = 3
-#: Minimum rapidfuzz partial-ratio for a quoted evidence string to be located in the transcript.
-MIN_QUOTE_SCORE = 90.0
 
 
 class LLMVerdictItem(BaseModel):
@@ -58,10 +56,9 @@ class LLMJudge:
         self.knowledge = knowledge
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
-        index = note.cache.get("bm25_index")
-        if not isinstance(index, SentenceIndex):
-            index = transcript_index(note.transcript, dense=False)
-            note.cache["bm25_index"] = index
+        if note.bm25_index is None:
+            note.bm25_index = transcript_index(note.transcript, dense=False)
+        index = note.bm25_index
         entries = {c.id: self.knowledge.entries(c.text) if self.knowledge else [] for c in claims}
         payload = [self._claim_payload(c, index, entries[c.id]) for c in claims]
         variables = {
@@ -118,20 +115,3 @@ def note_by_section(note: Note) -> str:
             title = section.soap.upper() + (f" — {section.header}" if section.header else "")
             blocks.append(f"[{title}]\n{body}")
     return "\n\n".join(blocks) or note.text
-
-
-def locate_quote(transcript: str, quote: str) -> Evidence:
-    """The transcript span of a quoted string: exact, case-insensitive, then fuzzy alignment.
-
-    A quote that cannot be found keeps ``start = end = -1`` so that readers see the model cited
-    something the transcript does not contain.
-    """
-    quote = quote.strip()
-    found = find_verbatim(transcript, quote)
-    if found:
-        return Evidence(source="transcript", start=found[0], end=found[1], text=quote)
-    alignment = fuzz.partial_ratio_alignment(quote.lower(), transcript.lower())
-    if alignment is not None and alignment.score >= MIN_QUOTE_SCORE:
-        start, end = alignment.dest_start, alignment.dest_end
-        return Evidence(source="transcript", start=start, end=end, text=transcript[start:end])
-    return Evidence(source="transcript", start=-1, end=-1, text=quote)

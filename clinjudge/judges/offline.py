@@ -27,9 +27,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from clinjudge import embeddings
+from clinjudge.grounding.evidence import Unit, as_evidence
+from clinjudge.grounding.exam_systems import SYSTEMS, claim_systems, unvoiced_reason
+from clinjudge.grounding.note_input import NoteInput
+from clinjudge.grounding.plan_items import plan_kinds
+from clinjudge.grounding.transcript_facts import (
+    TranscriptFacts,
+    build_transcript_facts,
+    concept_mentions,
+)
 from clinjudge.judges import offline_rules as rules
 from clinjudge.judges import unvoiced_orders as orders
-from clinjudge.judges.base import NoteInput
 from clinjudge.judges.claim_features import Assessment, Measures, claim_features
 from clinjudge.judges.combiner import (
     Combiner,
@@ -38,17 +46,9 @@ from clinjudge.judges.combiner import (
     unsupported_reason,
 )
 from clinjudge.judges.denials import denial_answered_yes
-from clinjudge.judges.evidence import Unit, as_evidence
-from clinjudge.judges.exam import SYSTEMS, claim_systems, unvoiced_reason
 from clinjudge.judges.knowledge_support import KnowledgeSupport
-from clinjudge.judges.offline_facts import (
-    TranscriptFacts,
-    build_transcript_facts,
-    concept_mentions,
-)
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.judges.pair_model import PairScorer, default_pair_scorer, pair_text
-from clinjudge.judges.plan_items import plan_kinds
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
@@ -194,21 +194,19 @@ class OfflineVerifier:
     def _assess_all(self, claims: list[Claim], note: NoteInput) -> list[Assessment]:
         facts = self._facts(note)
         if self.config.dense:
-            if "note_encoded" not in note.cache:  # one batch for the whole note, then cache hits
+            if not note.note_encoded:  # one batch for the whole note, then cache hits
                 embeddings.encode([c.text for c in split_claims(note.note)])
-                note.cache["note_encoded"] = True
+                note.note_encoded = True
             vectors: list = list(embeddings.encode([c.text for c in claims]))
         else:
             vectors = [None] * len(claims)
         return [self.assess(c, v, facts, note) for c, v in zip(claims, vectors, strict=True)]
 
     def _facts(self, note: NoteInput) -> TranscriptFacts:
-        key = f"offline_facts:{self.config.dense}"
-        facts = note.cache.get(key)
-        if not isinstance(facts, TranscriptFacts):
-            facts = build_transcript_facts(note.transcript, self.kb, dense=self.config.dense)
-            note.cache[key] = facts
-        return facts
+        dense = self.config.dense
+        if dense not in note.facts:
+            note.facts[dense] = build_transcript_facts(note.transcript, self.kb, dense=dense)
+        return note.facts[dense]
 
     # -- one claim ---------------------------------------------------------------------------
     def judge(
@@ -408,17 +406,16 @@ def _cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg
 
 def _note_facts(note: NoteInput, threshold: float) -> list[tuple[str, set[str]]]:
     """Sentences of the note whose words the transcript states (cached per note)."""
-    cached = note.cache.get("note_facts")
-    if isinstance(cached, list):
-        return cached
-    facts = [f for k, f in note.cache.items() if k.startswith("offline_facts")]
-    tokens = facts[0].tokens if facts and isinstance(facts[0], TranscriptFacts) else set()
+    if note.grounded_sentences is not None:
+        return note.grounded_sentences
+    facts = next(iter(note.facts.values()), None)
+    tokens = facts.tokens if facts is not None else set()
     grounded = []
     for claim in split_claims(note.note):
         words = set(content_tokens(claim.text)) - POLARITY_WORDS
         if words and sum(w in tokens for w in words) / len(words) >= threshold:
             grounded.append((claim.section, words))
-    note.cache["note_facts"] = grounded
+    note.grounded_sentences = grounded
     return grounded
 
 

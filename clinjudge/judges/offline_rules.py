@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clinjudge.judges.evidence import Unit
-from clinjudge.judges.offline_facts import FINDING_KINDS, ConceptMention, TranscriptFacts
+from clinjudge.grounding.evidence import Unit
+from clinjudge.grounding.transcript_facts import FINDING_KINDS, ConceptMention, TranscriptFacts
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.laterality import lateralities_conflict, laterality_mentions
 from clinjudge.text.normalize import content_tokens

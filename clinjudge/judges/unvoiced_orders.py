@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from clinjudge.judges.offline_facts import TranscriptFacts
+from clinjudge.grounding.transcript_facts import TranscriptFacts
 from clinjudge.text.normalize import content_tokens
 
 #: A claim that cites a source: a guideline, a recommendation of a named body, a study or trial

@@ -7,11 +7,12 @@ overlap), each keeping the passage id. Retrieval is hybrid:
 
     hybrid(q, w) = λ · bm25(q, w) / max_w' bm25(q, w') + (1 − λ) · max(0, cos(e(q), e(w)))
 
-with λ = 0.5 — the fusion of :mod:`clinjudge.judges.evidence`, whose ``SentenceIndex`` supplies the
-normalised BM25 part (``bm25s`` over the project's content tokens). The dense part is a FAISS
-inner-product index over MiniLM embeddings (:mod:`clinjudge.embeddings`, L2-normalised: inner
-product = cosine); FAISS proposes the ``max(50, 10k)`` nearest windows and BM25 scores every window,
-so a window found by words alone is never lost. Passages scoring 0 are not returned.
+with λ = 0.5 — the fusion of :mod:`clinjudge.grounding.evidence`, whose ``SentenceIndex``
+supplies the normalised BM25 part (``bm25s`` over the project's content tokens). The dense part
+is a FAISS inner-product index over MiniLM embeddings (:mod:`clinjudge.embeddings`,
+L2-normalised: inner product = cosine); FAISS proposes the ``max(50, 10k)`` nearest windows
+and BM25 scores every window, so a window found by words alone is never lost. Passages scoring
+0 are not returned.
 
 **Knowledge** (:class:`KnowledgeSearch`): :meth:`KnowledgeBase.search` hits as passages — id =
 concept id, text = preferred name, kind, synonyms and named relations.
@@ -28,7 +29,7 @@ import numpy as np
 
 from clinjudge import embeddings
 from clinjudge.errors import ConfigError
-from clinjudge.judges.evidence import SentenceIndex, Unit
+from clinjudge.grounding.evidence import SentenceIndex, Unit
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.search.base import Passage
 from clinjudge.text.normalize import content_tokens

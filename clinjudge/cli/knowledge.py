@@ -45,7 +45,7 @@ def _load(
     snomed: Path | None,
     sources: str | None = None,
 ) -> KnowledgeBase:
-    from clinjudge.cli import one_line_errors  # lazy: the main CLI mounts this one
+    from clinjudge.cli.common import one_line_errors
 
     names = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
     with one_line_errors():
@@ -84,7 +84,7 @@ def search(
     sources: SourcesOption = None,
 ) -> None:
     """Hybrid (exact + semantic) concept search."""
-    from clinjudge.cli import UsageError, one_line_errors
+    from clinjudge.cli.common import UsageError, one_line_errors
 
     with one_line_errors():
         if not text.strip():

@@ -71,7 +71,7 @@ def inject(
     injected), and an edit failing the shape check or the validator is regenerated once, then
     discarded with its reason. Pair ids are `<item id>:<type>`. Re-run the same command to resume.
     """
-    from clinjudge.cli import check_choice, one_line_errors, progress_bars, prompt_overrides
+    from clinjudge.cli.common import check_choice, one_line_errors, progress_bars, prompt_overrides
 
     with one_line_errors():
         check_choice(backend, ("offline", "llm"), "--backend")
@@ -122,7 +122,7 @@ def print_acceptance(stats: dict[str, Any], files: Any) -> None:
     """The acceptance table (rich) and the files written."""
     from rich.table import Table
 
-    from clinjudge.cli import stderr, stdout
+    from clinjudge.cli.common import stderr, stdout
 
     columns = (
         ("attempted", "attempted"),

@@ -61,7 +61,7 @@ def meta_eval(
     flags at the change, detected / false flag), `runs/<judge>.jsonl` and detection.png,
     false_flags.png, auroc.png.
     """
-    from clinjudge.cli import (
+    from clinjudge.cli.common import (
         build_judges,
         check_choice,
         one_line_errors,

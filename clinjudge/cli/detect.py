@@ -71,7 +71,13 @@ def detect(
     Writes DIR/predictions.jsonl (one line per note: pair id, member, raw answer, parsed fields)
     and DIR/run.json. Re-run the same command to resume.
     """
-    from clinjudge.cli import UsageError, check_choice, one_line_errors, progress_bars, stderr
+    from clinjudge.cli.common import (
+        UsageError,
+        check_choice,
+        one_line_errors,
+        progress_bars,
+        stderr,
+    )
 
     with one_line_errors():
         check_choice(prompt, ("neutral", "conservative"), "--prompt")
@@ -190,7 +196,7 @@ def pairs(
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.", min=100)] = 2000,
 ) -> None:
     """Pointwise metrics, Both-Correct Rate, independence ratio and ECA of a detect run."""
-    from clinjudge.cli import UsageError, one_line_errors, stdout
+    from clinjudge.cli.common import UsageError, one_line_errors, stdout
 
     with one_line_errors():
         if not predictions.is_file():
@@ -235,7 +241,7 @@ def gate(
     """Release gates on the report's 95% bounds: exit 0 when all pass, 1 when any fails."""
     from rich.table import Table
 
-    from clinjudge.cli import UsageError, one_line_errors, stdout
+    from clinjudge.cli.common import UsageError, one_line_errors, stdout
     from clinjudge.gates import evaluate_gates, load_gates
 
     with one_line_errors():

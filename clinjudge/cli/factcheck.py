@@ -56,7 +56,7 @@ def factcheck(
 ) -> None:
     """Decompose an answer into claims, search evidence for each relevant one and rate it from
     the evidence alone; print the claims and the unsupported-claim rate with its 95% interval."""
-    from clinjudge.cli import (
+    from clinjudge.cli.common import (
         UsageError,
         check_choice,
         one_line_errors,
@@ -103,7 +103,7 @@ def factcheck(
 def print_result(data: dict) -> None:
     from rich.table import Table
 
-    from clinjudge.cli import stdout
+    from clinjudge.cli.common import stdout
     from clinjudge.report.formatting import truncate
 
     table = Table(title=f"fact-check ({data['backend']}, search: {data['search']})")

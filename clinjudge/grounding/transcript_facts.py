@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz.distance import Levenshtein
 
-from clinjudge.judges.evidence import SentenceIndex, Unit, transcript_index
-from clinjudge.judges.exam import voiced_systems
-from clinjudge.judges.plan_items import voiced_plan_kinds
+from clinjudge.grounding.evidence import SentenceIndex, Unit, transcript_index
+from clinjudge.grounding.exam_systems import voiced_systems
+from clinjudge.grounding.plan_items import voiced_plan_kinds
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.laterality import Laterality, laterality_mentions
 from clinjudge.text.negation import answer_polarity as reply_polarity

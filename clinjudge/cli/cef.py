@@ -59,7 +59,7 @@ def cef(
     words(D)); overall = mean(coverage, conformity, consistency, harmonic mean of coverage and
     conciseness) — for notes, the mean of the first three.
     """
-    from clinjudge.cli import (
+    from clinjudge.cli.common import (
         check_choice,
         one_line_errors,
         prompt_overrides,
@@ -103,7 +103,7 @@ def print_result(row: dict) -> None:
     from rich.table import Table
 
     from clinjudge.cef.result import CefResult
-    from clinjudge.cli import stdout
+    from clinjudge.cli.common import stdout
 
     result = CefResult.model_validate(row)
     table = Table(title=f"CEF ({result.backend}, task {result.task})", header_style="bold")

@@ -1,0 +1,44 @@
+"""The ``clinjudge`` command line: one module per command, shared helpers in
+:mod:`.common`.
+
+    clinjudge judge --transcript t.txt --note n.txt [--mode inference-aware] [--json]
+    clinjudge compare aci-demo --judges lexical,inference-aware --out runs/demo
+    clinjudge knowledge search "heart attack"
+
+Bad input exits with code 2 and a one-line reason on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from clinjudge.cli.cef import cef
+from clinjudge.cli.compare import compare
+from clinjudge.cli.detect import detect, gate, pairs
+from clinjudge.cli.factcheck import factcheck
+from clinjudge.cli.inject import inject
+from clinjudge.cli.judge import judge
+from clinjudge.cli.knowledge import knowledge_app
+from clinjudge.cli.meta_eval import meta_eval
+
+app = typer.Typer(
+    help="Judge clinical text written by language models, claim by claim.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+)
+app.command()(judge)
+app.command()(compare)
+app.command()(cef)
+app.command()(factcheck)
+app.command()(detect)
+app.command()(pairs)
+app.command()(gate)
+app.command()(inject)
+app.command("meta-eval")(meta_eval)
+app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

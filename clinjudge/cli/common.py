@@ -1,0 +1,170 @@
+"""What every ``clinjudge`` command shares: the consoles, the common options, one-line errors
+(exit code 2, never a traceback), input files, judges built from the shared options, progress
+bars."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from clinjudge.datasets.items import DatasetError
+from clinjudge.errors import ConfigError
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+ModeOpt = Annotated[
+    str,
+    typer.Option(
+        "--mode",
+        help="lexical: a claim is supported only if the transcript states it (stage 1). "
+        "inference-aware: synonyms, trade/generic names and clinical inference count (stage 2).",
+    ),
+]
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        help="offline: knowledge-grounded rules, no API. llm: CLINJUDGE_MODEL at OPENAI_BASE_URL. "
+        "auto: llm when CLINJUDGE_MODEL is set, else offline.",
+    ),
+]
+PromptOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--prompt",
+        help="Replace a built-in prompt by a file: NAME=PATH, e.g. "
+        "soap.inference_aware=my_prompt.md (repeatable). Reports record each prompt's hash.",
+    ),
+]
+ClaimsOpt = Annotated[
+    str,
+    typer.Option(
+        "--claims",
+        help="How claims are cut: split (offline splitter), llm (extraction prompt), "
+        "auto (llm on the llm backend).",
+    ),
+]
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit code 2."""
+
+
+@contextmanager
+def one_line_errors():
+    """Turn expected input/config errors into ``error: <reason>`` and exit code 2."""
+    try:
+        yield
+    except (UsageError, DatasetError, ConfigError, OSError, KeyError, ValueError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: {reason}", file=sys.stderr)  # plain: never wrapped, one line
+        raise typer.Exit(2) from None
+
+
+def read_text_file(path: Path, what: str) -> str:
+    if not path.exists():
+        raise UsageError(f"{what} file not found: {path}")
+    if path.is_dir():
+        raise UsageError(f"{what} path is a directory, not a file: {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} file is not UTF-8 text: {path}") from None
+    if not text.strip():
+        raise UsageError(f"{what} file is empty: {path}")
+    return text
+
+
+def check_choice(value: str, choices: tuple[str, ...], option: str) -> str:
+    if value not in choices:
+        raise UsageError(f"{option} must be one of {', '.join(choices)} (got {value!r})")
+    return value
+
+
+def prompt_overrides(items: list[str] | None) -> dict[str, Path]:
+    from clinjudge.prompts import parse_prompt_overrides
+
+    return parse_prompt_overrides(items or [])
+
+
+def build_judges(
+    judges: str, *, backend: str, prompt: list[str] | None, claims: str, option: list[str] | None
+) -> dict:
+    """The judges named in ``judges`` (comma-separated), built from the shared CLI options:
+    ``--backend``, ``--prompt`` overrides, ``--claims`` and ``--option JUDGE.KEY=VALUE``; one
+    knowledge base and one response cache serve them all."""
+    from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names
+    from clinjudge.knowledge.base import KnowledgeBase
+    from clinjudge.llm import LLMSettings, ResponseCache
+
+    names = parse_judge_names(judges)
+    settings_by_judge = judge_options(option, names)
+    overrides = prompt_overrides(prompt)
+    kb = KnowledgeBase.default()
+    cache = ResponseCache()
+    return {
+        name: build_evaluator(
+            name,
+            BuildOptions(
+                backend=backend,
+                settings=LLMSettings(),
+                prompt_overrides=overrides,
+                knowledge=kb,
+                cache=cache,
+                options={"claims": claims, **settings_by_judge.get(name, {})},
+            ),
+        )
+        for name in names
+    }
+
+
+def judge_options(items: list[str] | None, names: list[str]) -> dict[str, dict[str, object]]:
+    """``["cef.task=note", "cef.n_source=12"]`` → ``{"cef": {"task": "note", "n_source": 12}}``
+    (integers and decimals are converted); the judge must be one of ``names``."""
+    parsed: dict[str, dict[str, object]] = {}
+    for item in items or []:
+        target, sep, value = item.partition("=")
+        judge, dot, key = target.partition(".")
+        if not sep or not dot or not key or not value:
+            raise UsageError(f"--option must look like JUDGE.KEY=VALUE, got {item!r}")
+        if judge not in names:
+            raise UsageError(f"--option {item!r} names judge {judge!r}, not among --judges")
+        parsed.setdefault(judge, {})[key] = _number_or_text(value)
+    return parsed
+
+
+def _number_or_text(value: str) -> object:
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return value
+
+
+@contextmanager
+def progress_bars():
+    """A rich progress bar per judge on stderr; yields ``progress(name, total) -> advance``."""
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=False,
+    )
+
+    def start(name: str, total: int) -> Callable[[], None]:
+        task = bars.add_task(f"{name:>16}", total=total)
+        return lambda: bars.advance(task)
+
+    with bars:
+        yield start

@@ -1,0 +1,158 @@
+"""``clinjudge compare``: several judges over a dataset, one report (JSON, Markdown, plots)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clinjudge.cli.common import (
+    BackendOpt,
+    ClaimsOpt,
+    PromptOpt,
+    build_judges,
+    check_choice,
+    one_line_errors,
+    progress_bars,
+    stderr,
+    stdout,
+)
+from clinjudge.evaluators.registry import judges_help
+
+
+def compare(
+    dataset: Annotated[
+        str,
+        typer.Argument(
+            help="A bundled eval set (aci-demo) or a CSV/JSONL/JSON file. Columns: source "
+            "(dialogue|transcript|source), judged text (note|summary|answer), id "
+            "(encounter_id|id); fact-checking also reads question and evidence."
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
+    judges: Annotated[
+        str,
+        typer.Option(help=f"Comma-separated judges: {judges_help()}."),
+    ] = "lexical,inference-aware",
+    backend: BackendOpt = "auto",
+    prompt: PromptOpt = None,
+    claims: ClaimsOpt = "auto",
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. cef.task=note, "
+            "cef.n_source=12, factcheck.corpus=passages.jsonl, factcheck.search=searxng, "
+            "factcheck.search_url=http://localhost:8888.",
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
+    source_column: Annotated[
+        str | None, typer.Option(help="Column holding the source text, when not detected.")
+    ] = None,
+    text_column: Annotated[
+        str | None,
+        typer.Option(help="Column holding the judged text (e.g. automatic_summary)."),
+    ] = None,
+    id_column: Annotated[str | None, typer.Option(help="Column holding the item id.")] = None,
+    concurrency: Annotated[
+        int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
+    ] = 4,
+) -> None:
+    """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
+
+    SOAP judges rate the same claims, so the flips between them are exact. Re-run the same
+    command to resume an interrupted run.
+    """
+    with one_line_errors():
+        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(claims, ("auto", "split", "llm"), "--claims")
+        from clinjudge.compare import run_compare_sync
+        from clinjudge.datasets import load_items
+
+        evaluators = build_judges(
+            judges, backend=backend, prompt=prompt, claims=claims, option=option
+        )
+        needs_source = any(e.needs_source for e in evaluators.values())
+        data = load_items(
+            dataset,
+            limit=limit,
+            require_source=needs_source,
+            transcript_column=source_column,
+            note_column=text_column,
+            id_column=id_column,
+        )
+        if all(e.usage() is None for e in evaluators.values()):
+            concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
+        with progress_bars() as progress:
+            result = run_compare_sync(
+                data, evaluators, out, concurrency=concurrency, progress=progress
+            )
+    print_compare_summary(result.report, result.files)
+
+
+def print_compare_summary(report: dict, files: list[Path]) -> None:
+    from rich.table import Table
+
+    judges = report["judges"]
+    soap = {n: j for n, j in judges.items() if j.get("kind") == "soap"}
+    others = {n: j for n, j in judges.items() if j.get("kind") != "soap"}
+    title = f"{report['dataset']}: {report['n_items']} items"
+    if soap:
+        table = Table(title=title, header_style="bold")
+        for column in ("judge", "hallucination rate", "95% CI", "claims", "excluded", "s/note"):
+            table.add_column(column)
+        for name, j in soap.items():
+            rate = j["hallucination_rate"]
+            lo, hi = j["ci95"]
+            table.add_row(
+                name,
+                "n/a" if rate is None else f"{rate:.1%}",
+                f"{lo:.1%}–{hi:.1%}",
+                str(j["n_claims"]),
+                str(j["excluded_claims"]),
+                "n/a"
+                if j["seconds_per_note_median"] is None
+                else f"{j['seconds_per_note_median']:.2f}",
+            )
+        stdout.print(table)
+    if others:
+        table = Table(title=None if soap else title, header_style="bold")
+        for column in ("judge", "score", "mean or rate", "95% CI", "n"):
+            table.add_column(column)
+        for name, j in others.items():
+            for metric, h in (j.get("headline") or {}).items():
+                lo, hi = h.get("ci95") or (None, None)
+                table.add_row(
+                    name,
+                    metric,
+                    _metric(metric, h.get("value")),
+                    "n/a" if lo is None else f"{_metric(metric, lo)}–{_metric(metric, hi)}",
+                    str(h.get("n", "n/a")),
+                )
+        stdout.print(table)
+        stdout.print(
+            "n: what the number is over (CEF: items whose score is defined; fact-checking: "
+            "rated relevant claims). CEF scores are 0–100, higher is better, bootstrap CI over "
+            "items; fact-check rates are pooled over claims with a Wilson CI. Exclusions: "
+            "report.json."
+        )
+    for pair in report["paired"]:
+        if pair["mean_rate_difference"] is not None:
+            lo, hi = pair["ci95"]
+            stdout.print(
+                f"{pair['a']} − {pair['b']}: {pair['mean_rate_difference']:+.1%} per note "
+                f"(95% CI {lo:+.1%} to {hi:+.1%}, {pair['n_notes']} notes); "
+                f"{len(report['flips'])} claims flip between judges"
+            )
+    for name, failures in report.get("failed_items", {}).items():
+        stderr.print(f"[yellow]{name}: {len(failures)} items failed and will be retried on re-run")
+    stdout.print("wrote " + ", ".join(str(f) for f in files))
+
+
+def _metric(name: str, value: float | None) -> str:
+    """A rate as a percentage; a score (CEF's 0–100) with one decimal."""
+    if value is None:
+        return "n/a"
+    return f"{value:.1%}" if "rate" in name or name == "accuracy" else f"{value:.1f}"

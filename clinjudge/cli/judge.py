@@ -1,0 +1,68 @@
+"""``clinjudge judge``: one note against its transcript, a per-claim table or JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clinjudge.cli.common import (
+    BackendOpt,
+    ClaimsOpt,
+    ModeOpt,
+    PromptOpt,
+    check_choice,
+    one_line_errors,
+    prompt_overrides,
+    read_text_file,
+    stdout,
+)
+
+
+def judge(
+    transcript: Annotated[Path, typer.Option(help="Doctor–patient transcript (text file).")],
+    note: Annotated[Path, typer.Option(help="The clinical note to judge (text file).")],
+    mode: ModeOpt = "inference-aware",
+    backend: BackendOpt = "auto",
+    prompt: PromptOpt = None,
+    claims: ClaimsOpt = "auto",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Judge one note against its transcript and print a per-claim table (or JSON).
+
+    Transcripts may be ACI-Bench style (\\[doctor] / \\[patient] lines), MTS-Dialog style
+    (Doctor: / Patient:) or plain text. Tiers: 1 restatement, 2 paraphrase / terminology /
+    trade-generic, 3 clinical inference (supported); 4 no basis, 5 contradiction (hallucinated).
+    """
+    with one_line_errors():
+        check_choice(mode, ("lexical", "inference-aware"), "--mode")
+        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(claims, ("auto", "split", "llm"), "--claims")
+        transcript_text = read_text_file(transcript, "transcript")
+        note_text = read_text_file(note, "note")
+        from clinjudge.api import judge_note
+
+        result = judge_note(
+            transcript_text,
+            note_text,
+            mode=mode,  # type: ignore[arg-type]
+            backend=backend,
+            prompts=prompt_overrides(prompt),
+            claims=claims,
+        )
+    if as_json:
+        sys.stdout.write(json.dumps(result.as_json(), indent=2, ensure_ascii=False) + "\n")
+        return
+    from clinjudge.report import render_claim_table
+
+    report = result.report
+    stdout.print(render_claim_table(result.rows(), title=f"{mode} judge ({report.backend})"))
+    rate = report.hallucination_rate
+    shown = "n/a" if rate is None else f"{rate:.1%}"
+    stdout.print(
+        f"hallucination rate {shown} = {report.n_hallucinated}/{report.n_judged} judged claims"
+        f" (excluded: {report.parse_failures} parse failures, {report.errors} errors)"
+    )
