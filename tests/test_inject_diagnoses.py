@@ -9,12 +9,8 @@ import itertools
 import pytest
 from aci_fixtures import read_encounter
 
-from clinjudge.inject.diagnoses import (
-    confusable_groups,
-    diagnosis_swap,
-    disease_ids,
-    read_table,
-)
+from clinjudge.inject.confusable import confusable_groups, disease_ids, read_table
+from clinjudge.inject.diagnoses import diagnosis_swap
 from clinjudge.inject.shape import check_shape
 from clinjudge.inject.taxonomy import load_taxonomy
 from clinjudge.inject.types import indefinite_article

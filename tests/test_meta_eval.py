@@ -13,14 +13,8 @@ import pytest
 from clinjudge.datasets.items import Item
 from clinjudge.errors import ConfigError
 from clinjudge.inject.pairs import PairRecord
-from clinjudge.meta_eval import (
-    PairScore,
-    item_id,
-    pair_items,
-    run_meta_eval,
-    score_pair,
-    summarize_scores,
-)
+from clinjudge.meta_eval import item_id, pair_items, run_meta_eval
+from clinjudge.meta_eval_scores import PairScore, score_pair, summarize_scores
 from clinjudge.metrics.intervals import bootstrap_ci, wilson_interval
 
 

@@ -98,7 +98,8 @@ def print_meta_eval_table(report: dict, console) -> None:
     intervals, win/tie/loss and exclusions are in report.md."""
     from rich.table import Table
 
-    from clinjudge.report.meta_eval_report import KIND_LABEL, blocks_by_kind, table_row
+    from clinjudge.report.meta_eval_blocks import KIND_LABEL, blocks_by_kind
+    from clinjudge.report.meta_eval_report import table_row
 
     for kind in ("error", "rewrite"):
         rows = [table_row(t, j, b) for t, j, b in blocks_by_kind(report, kind)]

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from clinjudge import embeddings
-from clinjudge.grounding.evidence import Unit, as_evidence
-from clinjudge.grounding.exam_systems import SYSTEMS, claim_systems, unvoiced_reason
+from clinjudge.grounding.evidence import as_evidence
+from clinjudge.grounding.exam_systems import claim_systems, unvoiced_reason
 from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.plan_items import plan_kinds
 from clinjudge.grounding.transcript_facts import (
@@ -37,8 +37,17 @@ from clinjudge.grounding.transcript_facts import (
     concept_mentions,
 )
 from clinjudge.judges import offline_rules as rules
+from clinjudge.judges import quantity_rules
 from clinjudge.judges import unvoiced_orders as orders
 from clinjudge.judges.claim_features import Assessment, Measures, claim_features
+from clinjudge.judges.claim_reading import (
+    claim_tokens,
+    cross_section,
+    exam_word_spans,
+    max_cosine,
+    tokens_of,
+    widen,
+)
 from clinjudge.judges.combiner import (
     Combiner,
     default_combiner,
@@ -52,14 +61,9 @@ from clinjudge.judges.pair_model import PairScorer, default_pair_scorer, pair_te
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
-from clinjudge.text.normalize import content_token_spans, content_tokens
 from clinjudge.text.quantities import extract_quantities
 from clinjudge.types import Claim, Mode, Outcome, Verdict
 
-#: Words that carry polarity, not content: negation is checked by its own rule.
-POLARITY_WORDS = frozenset(
-    content_tokens("denies denied deny negative positive endorses endorsed reports no not without")
-)
 #: Documentation statements a clinician writes about the encounter itself (counselling given,
 #: agreement, follow-up logistics): standard-of-care summaries, tier 3 (SPEC §1 step 4).
 _BOILERPLATE = re.compile(
@@ -229,8 +233,8 @@ class OfflineVerifier:
             vector=vector,
         )
         hits = facts.index.search(claim.text, k=cfg.top_k, query_vector=vector)
-        window = _widen(facts, [u for u, _ in hits])
-        pool = _tokens_of(window)
+        window = widen(facts, [u for u, _ in hits])
+        pool = tokens_of(window)
         evidence = [as_evidence(u, s) for u, s in hits[:3]]
 
         def verdict(tier: int, subtype: str, why: str, used=()) -> Verdict:
@@ -289,7 +293,7 @@ class OfflineVerifier:
         reason = rules.missing_medication(analysis, facts, self.kb, literal_only=lexical)
         if reason:
             return 4, "no_basis", reason
-        quantity = rules.check_quantities(analysis, facts, closest)
+        quantity = quantity_rules.check_quantities(analysis, facts, closest)
         if quantity:
             return quantity[0], "", quantity[1]
         reason = (
@@ -318,15 +322,15 @@ class OfflineVerifier:
         if normal and systems and not unvoiced:  # abstraction of an exam the visit voiced
             analysis.accounted.extend(exam_word_spans(analysis, systems))
         covered = m.coverage = analysis.coverage(pool)
-        cosine = m.cosine = _max_cosine(facts, window, analysis.vector)
+        cosine = m.cosine = max_cosine(facts, window, analysis.vector)
         m.coverage_anywhere = analysis.coverage(facts.tokens)
         inferred = self.knowledge.diagnosis_inference(analysis, facts)
-        cross = _cross_section(analysis, note, pool, cfg)
+        cross = cross_section(analysis, note, pool, cfg)
         documentation = bool(_BOILERPLATE.search(analysis.claim.text))
-        m.unstated_number = rules.unstated_number(analysis, facts)
+        m.unstated_number = quantity_rules.unstated_number(analysis, facts)
         # the single best evidence sentence and its neighbours: words gathered from far apart
         # ("Protonix for his migraines") score low here and high on the window
-        local = analysis.coverage(_tokens_of(_widen(facts, [best] if best else [])))
+        local = analysis.coverage(tokens_of(widen(facts, [best] if best else [])))
         m.flags = {
             "exam_unvoiced": bool(unvoiced),
             "local_coverage": local,
@@ -367,72 +371,3 @@ class OfflineVerifier:
             m.cascade = (4, "no_basis", why, ())
         m.novel, m.features = claim_features(analysis, m, pool, facts)
         return m
-
-
-_LABEL = re.compile(r"^\s*(?:[-•*#]+\s*)?[A-Za-z][A-Za-z /&,()-]{0,50}:\s")
-
-
-def claim_tokens(text: str) -> list[tuple[str, int, int]]:
-    """Content tokens of a claim with their spans; polarity words and a leading list label
-    ("Medical Treatment:", "Cardiovascular:") are left out — they structure the note, they
-    state nothing."""
-    label = _LABEL.match(text)
-    skip = label.end() if label and len(label.group().split()) <= 7 else 0
-    return [
-        (token, start, end)
-        for token, start, end in content_token_spans(text)
-        if start >= skip and token not in POLARITY_WORDS
-    ]
-
-
-def exam_word_spans(analysis: ClaimAnalysis, systems: list[str]) -> list[tuple[int, int]]:
-    """Spans of the claim's examination words of these systems ("wheezes", "rhonchi")."""
-    words = set().union(*(SYSTEMS[name].claim_words for name in systems))
-    return [(start, end) for token, start, end in analysis.tokens if token in words]
-
-
-def _cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg) -> str | None:
-    """Support from transcript-grounded facts of the note's *other* sections (SPEC §1)."""
-    grounded = _note_facts(note, cfg.note_fact_coverage)
-    extended = set(pool)
-    for section, words in grounded:
-        if section != analysis.claim.section:
-            extended |= words
-    covered = analysis.coverage(extended)
-    if covered >= cfg.lexical_coverage and analysis.coverage(pool) < covered:
-        return f"follows from facts stated in other note sections ({covered:.0%} of words)"
-    return None
-
-
-def _note_facts(note: NoteInput, threshold: float) -> list[tuple[str, set[str]]]:
-    """Sentences of the note whose words the transcript states (cached per note)."""
-    if note.grounded_sentences is not None:
-        return note.grounded_sentences
-    facts = next(iter(note.facts.values()), None)
-    tokens = facts.tokens if facts is not None else set()
-    grounded = []
-    for claim in split_claims(note.note):
-        words = set(content_tokens(claim.text)) - POLARITY_WORDS
-        if words and sum(w in tokens for w in words) / len(words) >= threshold:
-            grounded.append((claim.section, words))
-    note.grounded_sentences = grounded
-    return grounded
-
-
-def _tokens_of(units: list[Unit]) -> set[str]:
-    return set().union(*(u.tokens for u in units)) if units else set()
-
-
-def _widen(facts: TranscriptFacts, units: list[Unit]) -> list[Unit]:
-    seen: dict[int, Unit] = {}
-    for unit in units:
-        for u in facts.index.window(unit, before=1, after=1):
-            seen[u.index] = u
-    return [seen[i] for i in sorted(seen)]
-
-
-def _max_cosine(facts: TranscriptFacts, window: list[Unit], vector: np.ndarray | None) -> float:
-    if vector is None or not window:
-        return 0.0
-    sims = facts.index.cosine(vector)
-    return float(max(sims[u.index] for u in window)) if len(sims) else 0.0

@@ -16,12 +16,11 @@ from matplotlib import colormaps
 
 from clinjudge.report.compare_plots import new_figure, save_figure
 from clinjudge.report.formatting import is_number
+from clinjudge.report.meta_eval_blocks import blocks_by_kind
 
 
 def write_meta_eval_plots(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write every plot whose data is present; return the files written."""
-    from clinjudge.report.meta_eval_report import blocks_by_kind
-
     out_dir = Path(out_dir)
     written = []
     for kind, name, title, label in (

@@ -30,16 +30,14 @@ read against real edits.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from clinjudge.report.compare import write_report_files
 from clinjudge.report.formatting import is_number, markdown_table, percent, percent_interval
+from clinjudge.report.meta_eval_blocks import KIND_LABEL, blocks_by_kind
 from clinjudge.report.meta_eval_plots import write_meta_eval_plots
 
-KIND_LABEL = {"error": "injected errors", "rewrite": "legitimate rewrites"}
-OVERALL_KEY = {"error": "errors", "rewrite": "rewrites"}
 TABLE_HEADERS = (
     "type",
     "judge",
@@ -58,23 +56,6 @@ def write_meta_eval_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write ``report.json`` (strict JSON), the plots whose data is present and ``report.md``
     embedding them; return the files written."""
     return write_report_files(report, out_dir, write_meta_eval_plots, render_meta_eval_markdown)
-
-
-def blocks_by_kind(report: dict[str, Any], kind: str) -> Iterator[tuple[str, str, dict]]:
-    """``(type, judge, block)`` for every type of ``kind`` (types in report order, then the
-    overall block under the label ``all errors`` / ``all rewrites``), judges in report order."""
-    judges: dict[str, dict] = report.get("judges") or {}
-    types = list(
-        dict.fromkeys(
-            t for j in judges.values() for t, b in j["by_type"].items() if b["kind"] == kind
-        )
-    )
-    for t in types:
-        for name, j in judges.items():
-            if t in j["by_type"]:
-                yield t, name, j["by_type"][t]
-    for name, j in judges.items():
-        yield f"all {OVERALL_KEY[kind]}", name, j["overall"][OVERALL_KEY[kind]]
 
 
 def table_row(type_: str, judge: str, b: dict[str, Any]) -> list[str]:
