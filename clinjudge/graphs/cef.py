@@ -1,8 +1,10 @@
 """The Cross-Examination Framework graph (SPEC §2), one graph for the offline and LLM backends.
 
     prepare ──(Send per side)──> generate ──> collect_questions
-        ──(Send per side)──> self_check ──> collect_self_answers
-        ──(Send per batch)──> cross_answer ──> score ──> END
+    collect_questions ──(Send per side)──> self_check ──> collect_self_answers
+    collect_self_answers ──(Send per batch)──> cross_answer ──> score ──> END
+    collect_questions ──(no question to check)──> score
+    collect_self_answers ──(no question confirmed)──> score
 
 ``generate`` writes the YES-questions of D and of S in parallel; questions the generator did not
 label YES stop there. ``self_check`` answers each side's questions from their own text (one

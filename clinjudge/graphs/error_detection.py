@@ -1,9 +1,11 @@
 """The error-detection graph (SPEC §4), one note per run:
 
-    respond ──> parse ──> END
+    respond ──(answered)──> parse ──> END
+    respond ──(the call failed)──> record_error ──> END
 
 ``respond`` asks the responder from the run context (an LLM with a detection prompt, or an
-offline baseline) for its four-line answer; ``parse`` reads it strictly. The state holds only
+offline baseline) for its four-line answer; ``parse`` reads it strictly; a failed call is
+recorded as such by ``record_error``, never read as an answer. The state holds only
 serialisable values. :func:`arun_detection` runs the graph over a paired dataset with bounded
 concurrency and appends one prediction row per note to a JSONL file, resumably.
 """
@@ -57,11 +59,21 @@ async def respond(state: DetectState, runtime: Runtime[DetectContext]) -> dict[s
     return {"raw": answer, "call_error": None, "started": started}
 
 
+def answered(state: DetectState) -> bool:
+    return not state.get("call_error")
+
+
 def parse(state: DetectState) -> dict[str, Any]:
-    if state.get("call_error"):
-        detection = Detection(status="error", reason=state["call_error"])
-    else:
-        detection = parse_four_lines(state.get("raw", ""))
+    """The four-line answer read strictly (a reply that breaks the format is a parse failure)."""
+    return _done(state, parse_four_lines(state.get("raw", "")))
+
+
+def record_error(state: DetectState) -> dict[str, Any]:
+    """A failed call: status ``error``, retried by the next resumed run."""
+    return _done(state, Detection(status="error", reason=state["call_error"]))
+
+
+def _done(state: DetectState, detection: Detection) -> dict[str, Any]:
     seconds = time.perf_counter() - state.get("started", time.perf_counter())
     return {"detection": detection.model_dump(), "seconds": seconds}
 
@@ -71,9 +83,11 @@ def build_graph():
     graph = StateGraph(DetectState, context_schema=DetectContext)
     graph.add_node("respond", respond)
     graph.add_node("parse", parse)
+    graph.add_node("record_error", record_error)
     graph.add_edge(START, "respond")
-    graph.add_edge("respond", "parse")
+    graph.add_conditional_edges("respond", answered, {True: "parse", False: "record_error"})
     graph.add_edge("parse", END)
+    graph.add_edge("record_error", END)
     return graph.compile()
 
 

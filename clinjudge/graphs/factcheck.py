@@ -1,14 +1,16 @@
 """The claim-level fact-checking graph, SAFE style (SPEC §3).
 
     decompose ──(Send per relevant claim)──> check_claim ──> aggregate ──> END
-                                             └ make_queries → search → rate  (a subgraph)
+    decompose ──(no relevant claim)──> aggregate
+
+``check_claim`` is a subgraph (:func:`build_claim_graph`): make_queries, search, rate.
 
 ``decompose`` cuts the answer into labelled claims (``relevant`` / ``context`` / ``meta``); only
 relevant claims are sent on. Each ``check_claim`` writes targeted queries, searches, and rates the
 claim from the retrieved evidence alone; a query or rating reply that cannot be parsed, a failed
-model call or a search that fails after its retries becomes that claim's recorded failure, so one
-claim never sinks the answer. ``aggregate`` orders the checks by claim and builds the
-:class:`~clinjudge.factcheck.models.AnswerResult`.
+model call or a search that fails after its retries is routed to ``record_failure`` and becomes
+that claim's recorded failure, so one claim never sinks the answer. ``aggregate`` orders the
+checks by claim and builds the :class:`~clinjudge.factcheck.models.AnswerResult`.
 
 The decomposer, query writer, rater and search backends arrive through the run context
 (:class:`FactcheckContext`); state holds only serialisable values. An item's own corpus is a
@@ -82,8 +84,6 @@ async def make_queries(state: ClaimState, runtime: Runtime[FactcheckContext]) ->
 
 
 async def search(state: ClaimState, runtime: Runtime[FactcheckContext]) -> dict[str, Any]:
-    if state.get("failure"):
-        return {}
     engine = runtime.context.search_for(state.get("search_key"))
     k = runtime.context.setup.k
     try:
@@ -94,15 +94,28 @@ async def search(state: ClaimState, runtime: Runtime[FactcheckContext]) -> dict[
     return {"passages": [p.model_dump() for p in merge_rankings(ranked, k)]}
 
 
-async def rate(state: ClaimState, runtime: Runtime[FactcheckContext]) -> dict[str, Any]:
+def _check(state: ClaimState) -> tuple[FactClaim, list[Passage], ClaimCheck]:
     claim = FactClaim.model_validate(state["claim"])
     passages = [Passage.model_validate(p) for p in state.get("passages") or []]
     check = ClaimCheck(**claim.model_dump(), queries=state.get("queries") or [], evidence=passages)
-    if state.get("failure"):
-        failure = state["failure"]
-        kind = ParseFailure if failure.get("kind") == "parse_failure" else CallError
-        check.failure = kind.model_validate({**failure, "claim_id": claim.id})
-        return {"checks": [check.model_dump()]}
+    return claim, passages, check
+
+
+def failed(state: ClaimState) -> bool:
+    return bool(state.get("failure"))
+
+
+def record_failure(state: ClaimState) -> dict[str, Any]:
+    """The claim's check with the failure that stopped it (never a guessed verdict)."""
+    claim, _, check = _check(state)
+    failure = state["failure"]
+    kind = ParseFailure if failure.get("kind") == "parse_failure" else CallError
+    check.failure = kind.model_validate({**failure, "claim_id": claim.id})
+    return {"checks": [check.model_dump()]}
+
+
+async def rate(state: ClaimState, runtime: Runtime[FactcheckContext]) -> dict[str, Any]:
+    claim, passages, check = _check(state)
     rating = await runtime.context.setup.rater.rate(claim, passages, state.get("question"))
     if isinstance(rating, ParseFailure | CallError):
         check.failure = rating.model_copy(update={"claim_id": claim.id})
@@ -132,14 +145,24 @@ def merge_rankings(rankings: list[list[Passage]], k: int) -> list[Passage]:
 
 
 def build_claim_graph():
+    """One relevant claim, rated from the evidence its queries retrieve; a failed step goes to
+    ``record_failure``, which keeps the claim with its failure:
+
+        make_queries ──(queries written)──> search ──(searched)──> rate ──> END
+        make_queries ──(the query call failed)──> record_failure ──> END
+        search ──(the search failed)──> record_failure
+    """
     graph = StateGraph(ClaimState, context_schema=FactcheckContext, output_schema=ClaimOutput)
     graph.add_node("make_queries", make_queries)
     graph.add_node("search", search)
     graph.add_node("rate", rate)
+    graph.add_node("record_failure", record_failure)
     graph.add_edge(START, "make_queries")
-    graph.add_edge("make_queries", "search")
-    graph.add_edge("search", "rate")
+    on_failure = {True: "record_failure", False: "search"}
+    graph.add_conditional_edges("make_queries", failed, on_failure)
+    graph.add_conditional_edges("search", failed, {True: "record_failure", False: "rate"})
     graph.add_edge("rate", END)
+    graph.add_edge("record_failure", END)
     return graph.compile()
 
 

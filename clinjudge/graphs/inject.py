@@ -1,9 +1,13 @@
 """The LLM error-injection graph (SPEC §5), one (text, type) attempt per run:
 
-    applicability ──(both say yes)──> inject ──> check_shape ──> validate ──> accept ──> END
-         │ (no / disagree / failure)    │ fail       │ fail         │ fail
-         v                              v            v              v
-      discard <──────────── (2nd failure) ── regenerate once: back to inject, with the reason
+    applicability ──(both say yes)──> inject ──(an edit)──> check_shape
+    check_shape ──(in shape)──> validate ──(valid)──> accept ──> END
+    applicability ──(no, disagree or failure)──> discard ──> END
+    inject ──(unparseable: once more)──> inject ──(2nd failure or call error)──> discard
+    check_shape ──(out of shape: once more)──> inject
+    check_shape ──(2nd failure)──> discard
+    validate ──(invalid: once more)──> inject
+    validate ──(2nd failure or call error)──> discard
 
 ``applicability`` asks two independent models at once; both must answer "applicable", else the
 run stops with nothing injected (``not_applicable`` / ``disagreed``, recorded). ``inject``

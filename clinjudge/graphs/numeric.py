@@ -1,7 +1,7 @@
 """The numeric-answer graph (SPEC §7): read the final value of an answer, then check it.
 
     extract ──(value read, or none given)──> check ──> END
-       └─────(the judge's own call failed)──> fail ───> END
+    extract ──(the judge's own call failed)──> fail ──> END
 
 ``extract`` reads the value offline (:func:`clinjudge.judges.numeric_answer.find_answer`) or
 with the ``numeric.final_answer`` prompt; a failed or unreadable call goes to ``fail`` (the item

@@ -1,6 +1,7 @@
 """The SOAP-note judge graph (SPEC §1), one graph for the lexical and inference-aware modes.
 
     segment ──> extract_claims ──(Send per batch of claims)──> verify_batch ──> aggregate ──> END
+    extract_claims ──(no claim to verify)──> aggregate
 
 The verifier (offline rules or an LLM judge) and the claim extractor arrive through the run
 context; the state holds only serialisable values: the two texts, claim dicts and outcome dicts.
