@@ -4,7 +4,7 @@ Any :class:`~clinjudge.evaluators.base.Evaluator` can take part (SOAP judges, CE
 fact-checker). The first SOAP judge's claims are handed to the other SOAP judges, so they rate
 the very same claim ids and flips can be listed. Per-judge results stream to
 ``DIR/runs/<judge>.jsonl``; a re-run with the same settings resumes from them, and a run with
-different settings into the same directory is refused (``run.json`` records the fingerprint).
+different settings into the same directory is refused (:class:`clinjudge.run_dir.RunDir`).
 """
 
 from __future__ import annotations
@@ -18,48 +18,17 @@ from pathlib import Path
 
 from clinjudge import __version__
 from clinjudge.datasets.items import Dataset
-from clinjudge.errors import ConfigError
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.evaluators.soap import SoapEvaluator
 from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
-from clinjudge.runner import run_evaluator, run_mismatch
+from clinjudge.run_dir import RunDir, check_sources, run_judges
 
 
 @dataclass
 class CompareResult:
     report: dict
     files: list[Path]
-
-
-def fingerprint(dataset: Dataset, judges: dict[str, Evaluator]) -> dict:
-    """What must match for a run directory to be resumed."""
-    return {
-        "dataset_sha256": dataset.sha256,
-        "judges": {name: judge.identity() for name, judge in judges.items()},
-        "version": __version__,
-    }
-
-
-def check_resumable(out_dir: Path, settings: dict) -> None:
-    manifest = out_dir / "run.json"
-    if run_mismatch(manifest, settings):
-        raise ConfigError(
-            f"{out_dir} holds a run with other settings; use another --out or delete it"
-        )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    manifest.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-
-
-def check_dataset(dataset: Dataset, judges: dict[str, Evaluator]) -> None:
-    """Judges that read a source text need every item to have one."""
-    needing = [name for name, judge in judges.items() if judge.needs_source]
-    missing = next((item.id for item in dataset.items if not item.transcript.strip()), None)
-    if needing and missing is not None:
-        raise ConfigError(
-            f"{dataset.path}: item {missing!r} has no source text (transcript/dialogue/source "
-            f"column), which judge {needing[0]!r} needs"
-        )
 
 
 async def run_compare(
@@ -70,26 +39,15 @@ async def run_compare(
     concurrency: int = 4,
     progress: Callable[[str, int], Callable[[], None]] = lambda name, total: lambda: None,
 ) -> CompareResult:
-    """Run every judge over the dataset (resumably) and write the report files."""
-    check_dataset(dataset, judges)
-    check_resumable(out_dir, fingerprint(dataset, judges))
-    rows: dict[str, list[dict]] = {}
-    failed: dict[str, dict[str, str]] = {}
-    given: dict[str, list[dict]] | None = None
-    for name, judge in judges.items():
-        if isinstance(judge, SoapEvaluator):
-            judge.given_claims = given
-        result = await run_evaluator(
-            judge,
-            dataset.items,
-            out_path=out_dir / "runs" / f"{name}.jsonl",
-            concurrency=concurrency,
-            on_done=progress(name, len(dataset.items)),
-        )
-        failed[name] = result.failed
-        rows[name] = result.rows
-        if isinstance(judge, SoapEvaluator) and given is None:
-            given = {row["id"]: row["claims"] for row in result.rows}
+    """Run every judge over the dataset (resumably, :func:`clinjudge.run_dir.run_judges`) and
+    write the report files."""
+    check_sources(dataset, judges)
+    run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
+    runs = await run_judges(
+        dataset.items, judges, run_dir, concurrency=concurrency, progress=progress
+    )
+    rows = {name: run.rows for name, run in runs.items()}
+    failed = {name: run.failed for name, run in runs.items()}
     report = {
         "dataset": dataset.name,
         "n_items": len(dataset.items),

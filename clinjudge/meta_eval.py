@@ -19,7 +19,6 @@ import asyncio
 import datetime as dt
 import hashlib
 import json
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,7 +36,8 @@ from clinjudge.meta_eval_scores import (
     score_pair,
     summarize_scores,
 )
-from clinjudge.runner import read_completed, run_evaluator
+from clinjudge.run_dir import RunDir, check_sources, run_judges
+from clinjudge.runner import read_completed
 
 
 def pair_items(pairs: Iterable[PairRecord]) -> list[Item]:
@@ -120,40 +120,29 @@ async def run_meta_eval(
 
     The first SOAP judge's claims are given to the other SOAP judges (as in ``compare``), so
     they rate the same claims. A directory holding a run with other settings is refused."""
-    # compare's helpers (and the report layer) are imported here: they pull in the judges' graphs.
-    from clinjudge.compare import check_dataset, check_resumable, fingerprint
     from clinjudge.report.meta_eval_report import write_meta_eval_report
 
     out_dir = Path(out_dir)
     dataset = pairs_dataset(pairs_path, pairs)
-    check_dataset(dataset, judges)
-    check_resumable(out_dir, fingerprint(dataset, judges))
-    scores: dict[str, list[PairScore]] = {}
-    failed: dict[str, dict[str, str]] = {}
-    seconds: dict[str, float] = {}
-    resumed: dict[str, int] = {}
-    given: dict[str, list[dict]] | None = None
-    for name, judge in judges.items():
-        soap = hasattr(judge, "given_claims")
-        if soap:
-            judge.given_claims = given  # type: ignore[attr-defined]
-        out_path = out_dir / "runs" / f"{name}.jsonl"
-        once = _SameTextOnce(judge, dataset.items, read_completed(out_path, key="id"))
-        started = time.perf_counter()
-        result = await run_evaluator(
-            once,
-            dataset.items,
-            out_path=out_path,
-            concurrency=concurrency,
-            on_done=progress(name, len(dataset.items)),
-        )
-        seconds[name] = time.perf_counter() - started
-        resumed[name] = result.resumed
-        failed[name] = result.failed
-        rows = {row["id"]: row for row in result.rows}
-        if soap and given is None:
-            given = {row["id"]: row["claims"] for row in result.rows if "claims" in row}
-        scores[name] = [score_pair(p, name, judge, rows, result.failed) for p in pairs]
+    check_sources(dataset, judges)
+    run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
+    runs = await run_judges(
+        dataset.items,
+        judges,
+        run_dir,
+        concurrency=concurrency,
+        progress=progress,
+        wrap=lambda judge, path: _SameTextOnce(
+            judge, dataset.items, read_completed(path, key="id")
+        ),
+    )
+    scores = {
+        name: [score_pair(p, name, judges[name], run.by_id(), run.failed) for p in pairs]
+        for name, run in runs.items()
+    }
+    failed = {name: run.failed for name, run in runs.items()}
+    seconds = {name: run.seconds for name, run in runs.items()}
+    resumed = {name: run.resumed for name, run in runs.items()}
     summaries = {
         name: summarize_scores(s, n_resamples=n_resamples, seed=seed) for name, s in scores.items()
     }

@@ -60,6 +60,9 @@ class Evaluator(Protocol):
     kind: str
     #: True when items must have a source text (transcript, dialogue) to be judged.
     needs_source: bool
+    #: True for judges that cut the text into claims and can rate claims cut by another
+    #: (the SOAP judges): ``compare`` and ``meta-eval`` give them the first one's claims.
+    shares_claims: bool
 
     def identity(self) -> dict[str, Any]:
         """What must match for a run of this judge to be resumed: backend, model, decoding,
@@ -75,7 +78,11 @@ class Evaluator(Protocol):
         """Model calls and tokens so far (``None`` offline)."""
         ...
 
-    async def evaluate(self, item: Item) -> dict[str, Any]: ...
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
+        """The item's row; ``given``: claims cut by another judge, for a judge that
+        ``shares_claims`` to rate instead of cutting its own (only such judges are passed
+        it; others may leave the parameter out)."""
+        ...
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]: ...
 
@@ -100,6 +107,7 @@ class BaseEvaluator:
     name: str = ""
     kind: str = ""
     needs_source: bool = True
+    shares_claims: bool = False
 
     def __init__(self, access: ModelAccess, options: Mapping[str, Any] | None = None) -> None:
         self.access = access
@@ -119,7 +127,7 @@ class BaseEvaluator:
     def usage(self) -> dict[str, int] | None:
         return self.caller.usage.as_dict() if self.caller else None
 
-    async def evaluate(self, item: Item) -> dict[str, Any]:
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
         raise NotImplementedError
 
     def score(self, row: dict[str, Any]) -> float | None:

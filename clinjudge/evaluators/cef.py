@@ -33,6 +33,7 @@ DEFAULT_QUESTIONS = 10
 class CefEvaluator:
     name = "cef"
     kind = "cef"
+    shares_claims = False
     needs_source = True
 
     def __init__(self, setup: CefSetup, *, n_source: int, n_summary: int, task: str) -> None:
@@ -60,7 +61,7 @@ class CefEvaluator:
     def usage(self) -> dict[str, int] | None:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None
 
-    async def evaluate(self, item: Item) -> dict[str, Any]:
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
         from clinjudge.cef.result import CefResult
         from clinjudge.runner import RECURSION_LIMIT
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 class FactcheckEvaluator:
     name = "factcheck"
     kind = "factcheck"
+    shares_claims = False
     needs_source = False
 
     def __init__(self, setup: FactcheckSetup) -> None:
@@ -47,7 +48,7 @@ class FactcheckEvaluator:
     def usage(self) -> dict[str, int] | None:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None
 
-    async def evaluate(self, item: Item) -> dict[str, Any]:
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
         from clinjudge.graphs.factcheck import check_answer
         from clinjudge.search import CorpusSearch, passages_from_value
 

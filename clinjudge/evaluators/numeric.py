@@ -51,7 +51,7 @@ class NumericEvaluator(BaseEvaluator):
             float(self.options["zero_abs_tol"]),
         )
 
-    async def evaluate(self, item: Item) -> dict[str, Any]:
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
         from clinjudge.errors import ConfigError
         from clinjudge.judges.numeric_answer import target_kind
 

@@ -3,7 +3,7 @@ and ``inference-aware``, on the offline or the LLM backend.
 
 A row is the note's :class:`~clinjudge.types.NoteReport` (plus the extraction record) under the
 item's ``id``. ``score`` = 1 − hallucination rate (tier 4–5 claims / judged claims); the flagged
-spans are the note spans of the tier 4–5 claims. ``given_claims`` (note id → claims) makes the
+spans are the note spans of the tier 4–5 claims. ``evaluate(item, given=claims)`` makes the
 judge rate claims cut by another judge, so that several judges rate the same claim ids.
 """
 
@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 class SoapEvaluator:
     kind = "soap"
     needs_source = True
+    shares_claims = True
 
     def __init__(self, name: str, setup: JudgeSetup) -> None:
         from clinjudge.graphs.soap_judge import JudgeContext, build_graph
 
         self.name = name
         self.setup = setup
-        self.given_claims: dict[str, list[dict]] | None = None
         self._graph = build_graph()
         self._context = JudgeContext(verifier=setup.verifier, extractor=setup.extractor)
 
@@ -56,7 +56,7 @@ class SoapEvaluator:
     def uses_model(self) -> bool:
         return self.setup.caller is not None
 
-    async def evaluate(self, item: Item) -> dict[str, Any]:
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
         from clinjudge.runner import RECURSION_LIMIT
 
         state: dict[str, Any] = {
@@ -64,8 +64,8 @@ class SoapEvaluator:
             "transcript": item.transcript,
             "note": item.note,
         }
-        if self.given_claims and self.given_claims.get(item.id):
-            state["claims"] = self.given_claims[item.id]
+        if given:
+            state["claims"] = given
         final = await self._graph.ainvoke(
             state, context=self._context, config={"recursion_limit": RECURSION_LIMIT}
         )
