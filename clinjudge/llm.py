@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from clinjudge.llm_cache import ResponseCache, cache_key
+from clinjudge.llm_replies import describe_exception, parse_tolerant
 from clinjudge.prompts import Prompt
 from clinjudge.types import CallError, ParseFailure
 
@@ -149,69 +150,6 @@ class Usage:
         return asdict(self)
 
 
-# --------------------------------------------------------------------------- tolerant parsing
-
-_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S)
-_CODE_FENCE = re.compile(r"```[A-Za-z0-9_+-]*")
-#: Where a JSON object can start: ``{`` then a key or ``}``; prose braces like ``{so}`` are skipped.
-_OBJECT_START = re.compile(r'\{(?=\s*["}])')
-
-
-def strip_reply(text: str) -> str:
-    """Remove reasoning blocks (``<think>…</think>``, also an unclosed one, or the tail of one
-    whose opening tag the server dropped) and Markdown code fences."""
-    if "</think>" in text and "<think>" not in text:
-        text = text.rsplit("</think>", 1)[1]
-    text = _THINK_BLOCK.sub("", text)
-    return _CODE_FENCE.sub("", text).strip()
-
-
-def brief_error(exc: ValidationError) -> str:
-    """One line: the first three validation errors as ``loc: msg``."""
-    parts = [
-        f"{'.'.join(str(p) for p in err['loc']) or 'root'}: {err['msg']}"
-        for err in exc.errors()[:3]
-    ]
-    more = f" (+{exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
-    return "schema mismatch: " + "; ".join(parts) + more
-
-
-def parse_tolerant(text: str, schema: type[M]) -> tuple[M | None, str]:
-    """The first JSON object embedded in ``text`` that validates against ``schema``.
-
-    After :func:`strip_reply`, every ``{`` followed by a key or ``}`` is tried as the start of a
-    JSON value with the stdlib scanner (``json.JSONDecoder.raw_decode``: it respects strings,
-    escapes and nesting, and rejects truncated JSON); objects are tried in reading order, so an
-    outer object before the objects nested in it.
-
-    Returns:
-        ``(model, "")`` on success, else ``(None, reason)`` with the first (outermost) problem.
-    """
-    text = strip_reply(text)
-    decoder = json.JSONDecoder()
-    reason = ""
-    for candidate in _OBJECT_START.finditer(text):
-        try:
-            value, _ = decoder.raw_decode(text, candidate.start())
-        except json.JSONDecodeError as exc:
-            reason = reason or f"invalid JSON: {exc.msg} at char {exc.pos}"
-            continue
-        try:
-            return schema.model_validate(value), ""
-        except ValidationError as exc:
-            reason = reason or brief_error(exc)
-    return None, reason or "no JSON object in the reply"
-
-
-def describe_exception(exc: BaseException, limit: int = 200) -> str:
-    """``"<ExceptionType>: <first line of the message>"``, cut to ``limit`` characters."""
-    lines = str(exc).strip().splitlines()
-    message = lines[0] if lines else ""
-    if len(message) > limit:
-        message = message[: limit - 1] + "…"
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
 # --------------------------------------------------------------------------- the caller
 
 
@@ -321,6 +259,46 @@ class StructuredCaller:
                 prompt_sha256=prompt.sha256,
             )
         return final.parsed  # type: ignore[return-value]
+
+    async def call_text(
+        self,
+        prompt: Prompt,
+        variables: dict[str, Any],
+        *,
+        key: str,
+        output_format: dict[str, Any],
+        accept: Callable[[str], bool],
+    ) -> str | CallError:
+        """One plain-text call (no schema) for outputs read by their own parser: the reply's
+        text, or a ``CallError``. Cached (``output_format`` in the key where a schema would be)
+        only when ``accept(reply)``, so a reply its parser refuses is counted as a parse failure
+        and asked again on a later run."""
+        rendered = prompt.render(**variables)
+        ckey = cache_key(
+            prompt_sha256=prompt.sha256,
+            model_id=self.model_id,
+            decoding=self.decoding,
+            rendered=rendered,
+            schema=output_format,
+        )
+        if self.cache is not None:
+            hit = self.cache.get(ckey)
+            if isinstance(hit, dict) and isinstance(hit.get("raw"), str):
+                self.usage.cache_hits += 1
+                return hit["raw"]
+        try:
+            self.usage.calls += 1
+            message = await self.model.ainvoke([HumanMessage(rendered)])
+        except Exception as exc:  # transport failure after SDK retries: recorded, not raised
+            self.usage.errors += 1
+            return CallError(claim_id=key, reason=describe_exception(exc))
+        self.usage.add_tokens(message)
+        raw = message.text if isinstance(message, BaseMessage) else str(message)
+        if not accept(raw):
+            self.usage.parse_failures += 1
+        elif self.cache is not None:
+            self.cache.put(ckey, {"raw": raw}, model_id=self.model_id, prompt_sha256=prompt.sha256)
+        return raw
 
     async def _attempt(
         self, messages: list[BaseMessage], schema: type[BaseModel], json_schema: dict[str, Any]

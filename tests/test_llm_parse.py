@@ -8,13 +8,8 @@ import pytest
 from langchain_core.language_models import FakeListChatModel
 from pydantic import BaseModel, Field, ValidationError
 
-from clinjudge.llm import (
-    StructuredCaller,
-    brief_error,
-    describe_exception,
-    parse_tolerant,
-    strip_reply,
-)
+from clinjudge.llm import StructuredCaller
+from clinjudge.llm_replies import brief_error, describe_exception, parse_tolerant, strip_reply
 from clinjudge.prompts import Prompt
 from clinjudge.types import ParseFailure
 

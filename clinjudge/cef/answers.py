@@ -3,7 +3,7 @@
 The published reference code searched the reply for the substrings "YES", "NO", "IDK" in turn,
 so ``"IDK, the note does not say NOT"`` was read as NO (SPEC §2, pitfalls). Here the rule is:
 
-1. remove reasoning blocks and code fences (:func:`clinjudge.llm.strip_reply`);
+1. remove reasoning blocks and code fences (:func:`clinjudge.llm_replies.strip_reply`);
 2. take the first whitespace-separated token, drop every character that is not a letter or a
    digit, upper-case it: ``YES``, ``NO`` or ``IDK`` is the answer (``"No."`` → NO,
    ``"Yes — clearly"`` → YES, ``"**IDK**,"`` → IDK);
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from clinjudge.llm import strip_reply
+from clinjudge.llm_replies import strip_reply
 
 Answer = Literal["YES", "NO", "IDK"]
 ANSWERS: tuple[Answer, ...] = ("YES", "NO", "IDK")

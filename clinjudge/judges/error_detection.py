@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
 from clinjudge.datasets.items import DatasetError
-from clinjudge.llm import LLMSettings, Usage, describe_exception, make_chat_model, strip_reply
-from clinjudge.llm_cache import ResponseCache, cache_key
+from clinjudge.llm import LLMSettings, StructuredCaller, Usage, make_chat_model
+from clinjudge.llm_cache import ResponseCache
+from clinjudge.llm_replies import strip_reply
 from clinjudge.metrics.eca import has_evidence, normalize
 from clinjudge.pairs import DetectionNote, NotePair
 from clinjudge.prompts import Prompt, load_prompt
@@ -299,51 +299,43 @@ class LLMResponder:
         decoding: dict[str, Any],
         cache: ResponseCache | None = None,
     ) -> None:
-        self.model = model
         self.prompt = prompt
-        self.model_id = model_id
-        self.decoding = dict(decoding)
-        self.cache = cache
-        self.usage = Usage()
+        self.caller = StructuredCaller(
+            model,  # type: ignore[arg-type]
+            cache=cache,
+            model_id=model_id,
+            decoding=decoding,
+        )
         self.name = f"llm:{model_id}"
+
+    @property
+    def usage(self) -> Usage:
+        return self.caller.usage
+
+    @property
+    def model_id(self) -> str:
+        return self.caller.model_id
+
+    @property
+    def decoding(self) -> dict[str, Any]:
+        return self.caller.decoding
 
     def info(self) -> dict[str, Any]:
         return {
             "detector": self.name,
-            "model": self.model_id,
-            "decoding": self.decoding,
+            "model": self.caller.model_id,
+            "decoding": self.caller.decoding,
             "prompt": self.prompt.ref().model_dump(),
         }
 
     async def respond(self, note_id: str, text: str) -> str | CallError:
-        rendered = self.prompt.render(note=text)
-        key = cache_key(
-            prompt_sha256=self.prompt.sha256,
-            model_id=self.model_id,
-            decoding=self.decoding,
-            rendered=rendered,
-            schema=OUTPUT_FORMAT,
+        return await self.caller.call_text(
+            self.prompt,
+            {"note": text},
+            key=note_id,
+            output_format=OUTPUT_FORMAT,
+            accept=lambda raw: parse_four_lines(raw).status == "ok",
         )
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if isinstance(hit, dict) and isinstance(hit.get("raw"), str):
-                self.usage.cache_hits += 1
-                return hit["raw"]
-        try:
-            self.usage.calls += 1
-            message = await self.model.ainvoke([HumanMessage(rendered)])
-        except Exception as exc:  # transport failure after SDK retries: recorded, not raised
-            self.usage.errors += 1
-            return CallError(claim_id=note_id, reason=describe_exception(exc))
-        self.usage.add_tokens(message)
-        raw = message.text if hasattr(message, "text") else str(message)
-        if parse_four_lines(raw).status != "ok":
-            self.usage.parse_failures += 1
-        elif self.cache is not None:
-            self.cache.put(
-                key, {"raw": raw}, model_id=self.model_id, prompt_sha256=self.prompt.sha256
-            )
-        return raw
 
 
 def make_llm_responder(
