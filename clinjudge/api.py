@@ -22,7 +22,7 @@ from langchain_core.language_models import BaseChatModel
 
 from clinjudge.datasets.items import Item
 from clinjudge.evaluators import BuildOptions, build_evaluator
-from clinjudge.graphs.soap_judge import JudgeContext, build_graph
+from clinjudge.evaluators.soap import SoapEvaluator
 from clinjudge.judges.factory import JudgeSetup, build_judge
 from clinjudge.judges.note_report import claim_rows, note_summary
 from clinjudge.knowledge.base import KnowledgeBase
@@ -88,19 +88,10 @@ async def ajudge_note(
     """Judge one note against its transcript, claim by claim (SPEC §1); ``batch_size`` claims
     share one model call on the LLM backend."""
     setup = setup or make_setup(mode, backend, **setup_options)
-    context = JudgeContext(
-        verifier=setup.verifier, extractor=setup.extractor, batch_size=batch_size
-    )
-    state = await build_graph().ainvoke(
-        {"note_id": note_id, "transcript": transcript, "note": note},
-        context=context,
-        config={"recursion_limit": 50},
-    )
-    report = NoteReport.model_validate(
-        {k: v for k, v in state["report"].items() if k != "extraction"}
-    )
+    judge = SoapEvaluator(setup.provenance.mode or mode, setup, batch_size=batch_size)
+    row = await judge.evaluate(Item(id=note_id, transcript=transcript, note=note))
     usage = setup.caller.usage.as_dict() if setup.caller else {}
-    return JudgeResult(report=report, provenance=setup.provenance, usage=usage)
+    return JudgeResult(report=judge.report(row), provenance=setup.provenance, usage=usage)
 
 
 def judge_note(transcript: str, note: str, **options) -> JudgeResult:

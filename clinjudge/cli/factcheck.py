@@ -70,31 +70,28 @@ def factcheck(
             raise UsageError("give either --corpus or --search, not both")
         answer_text = read_text_file(answer, "answer")
         question_text = read_text_file(question, "question") if question else None
-        from clinjudge.factcheck.setup import build_factcheck
-        from clinjudge.graphs.factcheck import FactcheckContext, build_graph, check_answer
+        from clinjudge.datasets.items import Item
+        from clinjudge.evaluators import BuildOptions, build_evaluator
 
-        setup = build_factcheck(
-            backend,
-            prompt_overrides=prompt_overrides(prompt),
-            search=search,
-            search_url=search_url,
-            corpus=corpus,
-            k=k,
+        options = {"search": search, "search_url": search_url, "k": k}
+        options["corpus"] = str(corpus) if corpus is not None else None
+        judge = build_evaluator(
+            "factcheck",
+            BuildOptions(
+                backend=backend,
+                prompt_overrides=prompt_overrides(prompt),
+                options={key: value for key, value in options.items() if value is not None},
+            ),
         )
-        result = asyncio.run(
-            check_answer(
-                build_graph(),
-                FactcheckContext(setup),
-                answer_id=answer.stem,
-                answer=answer_text,
-                question=question_text,
-            )
-        )
-    data = result.model_dump(mode="json")
+        item = Item(id=answer.stem, transcript="", note=answer_text)
+        if question_text:
+            item.meta["question"] = question_text
+        data = asyncio.run(judge.evaluate(item))
+    data.pop("retry", None)
     if as_json:
         payload = {key: data[key] for key in JSON_KEYS}
         payload |= {k_: v for k_, v in data.items() if k_ not in JSON_KEYS}
-        payload["provenance"] = setup.provenance
+        payload["provenance"] = judge.provenance()
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
         return
     print_result(data)

@@ -25,13 +25,16 @@ class SoapEvaluator:
     needs_source = True
     shares_claims = True
 
-    def __init__(self, name: str, setup: JudgeSetup) -> None:
+    def __init__(self, name: str, setup: JudgeSetup, *, batch_size: int = 8) -> None:
+        """``batch_size`` claims share one model call on the LLM backend."""
         from clinjudge.graphs.soap_judge import JudgeContext, build_graph
 
         self.name = name
         self.setup = setup
         self._graph = build_graph()
-        self._context = JudgeContext(verifier=setup.verifier, extractor=setup.extractor)
+        self._context = JudgeContext(
+            verifier=setup.verifier, extractor=setup.extractor, batch_size=batch_size
+        )
 
     def identity(self) -> dict[str, Any]:
         p = self.setup.provenance
