@@ -19,7 +19,6 @@ from pathlib import Path
 from clinjudge import __version__
 from clinjudge.datasets.items import Dataset
 from clinjudge.evaluators.base import Evaluator
-from clinjudge.evaluators.soap import SoapEvaluator
 from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
 from clinjudge.run_dir import RunDir, check_sources, run_judges
@@ -80,9 +79,9 @@ def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> d
                 entry[name] = judge.item_scores(row)
         per_item.append(entry)
     soap_runs = {
-        name: [SoapEvaluator.report(row) for row in rows[name]]
+        name: [judge.report(row) for row in rows[name]]  # type: ignore[attr-defined]
         for name, judge in judges.items()
-        if isinstance(judge, SoapEvaluator)
+        if judge.kind == "soap"
     }
     return {
         "judges": {name: judge.summarize(rows[name]) for name, judge in judges.items()},

@@ -206,6 +206,16 @@ class StructuredCaller:
         model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
         return cls(model, cache=cache, model_id=str(model_id), decoding=settings.decoding())
 
+    def _cache_key(self, prompt: Prompt, rendered: str, output: dict[str, Any]) -> str:
+        """(prompt file hash, model id, decoding, rendered prompt, schema or output format)."""
+        return cache_key(
+            prompt_sha256=prompt.sha256,
+            model_id=self.model_id,
+            decoding=self.decoding,
+            rendered=rendered,
+            schema=output,
+        )
+
     async def call(
         self, prompt: Prompt, variables: dict[str, Any], schema: type[M], *, key: str
     ) -> M | ParseFailure | CallError:
@@ -216,13 +226,7 @@ class StructuredCaller:
         """
         rendered = prompt.render(**variables)
         json_schema = schema.model_json_schema()
-        ckey = cache_key(
-            prompt_sha256=prompt.sha256,
-            model_id=self.model_id,
-            decoding=self.decoding,
-            rendered=rendered,
-            schema=json_schema,
-        )
+        ckey = self._cache_key(prompt, rendered, json_schema)
         if self.cache is not None and (hit := self.cache.get(ckey)) is not None:
             try:
                 cached = schema.model_validate(hit)
@@ -274,13 +278,7 @@ class StructuredCaller:
         only when ``accept(reply)``, so a reply its parser refuses is counted as a parse failure
         and asked again on a later run."""
         rendered = prompt.render(**variables)
-        ckey = cache_key(
-            prompt_sha256=prompt.sha256,
-            model_id=self.model_id,
-            decoding=self.decoding,
-            rendered=rendered,
-            schema=output_format,
-        )
+        ckey = self._cache_key(prompt, rendered, output_format)
         if self.cache is not None:
             hit = self.cache.get(ckey)
             if isinstance(hit, dict) and isinstance(hit.get("raw"), str):

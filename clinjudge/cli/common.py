@@ -54,6 +54,20 @@ ClaimsOpt = Annotated[
 ]
 
 
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option",
+        help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. cef.task=note, "
+        "cef.n_source=12, factcheck.corpus=passages.jsonl, factcheck.search=searxng, "
+        "factcheck.search_url=http://localhost:8888, numeric.rel_tol=0.1.",
+    ),
+]
+ConcurrencyOpt = Annotated[
+    int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
+]
+
+
 class UsageError(Exception):
     """Bad input: reported as one line, exit code 2."""
 

@@ -10,6 +10,8 @@ import typer
 from clinjudge.cli.common import (
     BackendOpt,
     ClaimsOpt,
+    ConcurrencyOpt,
+    OptionOpt,
     PromptOpt,
     build_judges,
     check_choice,
@@ -38,15 +40,7 @@ def compare(
     backend: BackendOpt = "auto",
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
-    option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--option",
-            help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. cef.task=note, "
-            "cef.n_source=12, factcheck.corpus=passages.jsonl, factcheck.search=searxng, "
-            "factcheck.search_url=http://localhost:8888.",
-        ),
-    ] = None,
+    option: OptionOpt = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
     source_column: Annotated[
         str | None, typer.Option(help="Column holding the source text, when not detected.")
@@ -56,9 +50,7 @@ def compare(
         typer.Option(help="Column holding the judged text (e.g. automatic_summary)."),
     ] = None,
     id_column: Annotated[str | None, typer.Option(help="Column holding the item id.")] = None,
-    concurrency: Annotated[
-        int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
-    ] = 4,
+    concurrency: ConcurrencyOpt = 4,
 ) -> None:
     """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
 

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from clinjudge.cli.common import BackendOpt, ClaimsOpt, ConcurrencyOpt, OptionOpt, PromptOpt
 from clinjudge.evaluators.registry import judges_help
 
 
@@ -29,30 +30,12 @@ def meta_eval(
             "report's top-level overall/by_type."
         ),
     ] = "lexical",
-    backend: Annotated[
-        str,
-        typer.Option(
-            help="offline: knowledge-grounded rules, no API. llm: CLINJUDGE_MODEL at "
-            "OPENAI_BASE_URL. auto: llm when CLINJUDGE_MODEL is set, else offline."
-        ),
-    ] = "auto",
-    prompt: Annotated[
-        list[str] | None,
-        typer.Option(help="Replace a built-in prompt by a file: NAME=PATH (repeatable)."),
-    ] = None,
-    claims: Annotated[
-        str, typer.Option(help="SOAP judges: split, llm or auto (llm on the llm backend).")
-    ] = "auto",
-    option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--option", help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. cef.n_source=12."
-        ),
-    ] = None,
+    backend: BackendOpt = "auto",
+    prompt: PromptOpt = None,
+    claims: ClaimsOpt = "auto",
+    option: OptionOpt = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N pairs.", min=1)] = None,
-    concurrency: Annotated[
-        int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
-    ] = 4,
+    concurrency: ConcurrencyOpt = 4,
 ) -> None:
     """Meta-evaluate judges on matched pairs: detection rate of injected errors, false-flag rate
     of legitimate rewrites, paired AUROC, per type and overall with 95% intervals.

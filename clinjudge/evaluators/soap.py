@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from clinjudge.types import Mode, NoteReport
 
 
+#: Validated reports kept per judge (the rows of one run, typically).
+REPORTS_HELD = 10_000
+
+
 class SoapEvaluator:
     kind = "soap"
     needs_source = True
@@ -31,6 +35,7 @@ class SoapEvaluator:
 
         self.name = name
         self.setup = setup
+        self._reports: dict[int, tuple[dict[str, Any], NoteReport]] = {}
         self._graph = build_graph()
         self._context = JudgeContext(
             verifier=setup.verifier, extractor=setup.extractor, batch_size=batch_size
@@ -74,11 +79,20 @@ class SoapEvaluator:
         )
         return {"id": item.id, **final["report"]}
 
-    @staticmethod
-    def report(row: dict[str, Any]) -> NoteReport:
+    def report(self, row: dict[str, Any]) -> NoteReport:
+        """The row as a :class:`~clinjudge.types.NoteReport`, validated once per row: summary,
+        scores, flags and verdict lines all read it (the row is held with its report, so an
+        entry is never served for another row)."""
         from clinjudge.types import NoteReport
 
-        return NoteReport.model_validate({k: v for k, v in row.items() if k != "extraction"})
+        held = self._reports.get(id(row))
+        if held is not None and held[0] is row:
+            return held[1]
+        report = NoteReport.model_validate({k: v for k, v in row.items() if k != "extraction"})
+        self._reports[id(row)] = (row, report)
+        while len(self._reports) > REPORTS_HELD:
+            self._reports.pop(next(iter(self._reports)))
+        return report
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """:func:`~clinjudge.judges.compare.judge_summary` of the notes, with the headline
