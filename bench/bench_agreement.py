@@ -223,6 +223,30 @@ def encounter_bootstrap(results: list[UnitResult], keys: tuple[str, ...], n: int
     }
 
 
+def print_severity(results: list[UnitResult], judged: dict) -> None:
+    """Severity of the flags against the labels' (SPEC §9): a flagged unit is called major
+    when a flagging verdict is; recall = labelled-major flagged units called major / labelled-
+    major flagged units; precision over the flagged units called major (all, and errors only)."""
+    flagged = [r for r in results if r.flagged]
+    called = {
+        id(r)
+        for r in flagged
+        if any(v.severity == "major" for _, v in flagging_verdicts(r, judged))
+    }
+    if not called and not any(v.severity for r in flagged for _, v in flagging_verdicts(r, judged)):
+        return  # this judge rates no severity
+    majors = [r for r in flagged if r.unit.major]
+    hits = sum(1 for r in majors if id(r) in called)
+    errors_called = sum(1 for r in flagged if id(r) in called and r.unit.positive)
+    print(
+        f"  {'severity':14} major recall {fmt(hits / len(majors) if majors else None)} "
+        f"({hits} of {len(majors)} flagged major errors); precision of 'major' "
+        f"{fmt(hits / len(called) if called else None)} over {len(called)} flags called major, "
+        f"{fmt(hits / errors_called if errors_called else None)} over the {errors_called} "
+        "of them that are errors"
+    )
+
+
 def fmt(x, pct: bool = False) -> str:
     if x is None:
         return "n/a"
@@ -245,6 +269,7 @@ def report(name: str, results: list[UnitResult], judged: dict, notes: dict, exam
     print(
         f"  {'major recall':14} {fmt(s['major_recall'])}  ({s['majors_flagged']} of {s['majors']})"
     )
+    print_severity(results, judged)
     print("  per system: labelled share → judged share (units)")
     for system, v in s["systems"].items():
         print(
@@ -316,7 +341,13 @@ def save_rows(path: Path, name: str, results: list[UnitResult], judged: dict, no
                 None,
             )
             claims = [
-                {"text": c.text, "tier": v.tier, "rationale": v.rationale}
+                {
+                    "text": c.text,
+                    "tier": v.tier,
+                    "rationale": v.rationale,
+                    "severity": v.severity,
+                    "harm_category": v.harm_category,
+                }
                 for c, v in judged[u.note_id]
                 if v is not None and overlaps(u.start, u.end, c.start, c.end)
             ]

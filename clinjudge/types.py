@@ -113,6 +113,22 @@ class KnowledgeEntry(BaseModel):
     relation: str = ""
 
 
+#: How much a hallucinated claim matters (SPEC §9): ``major`` if acting on it could change
+#: diagnosis, treatment or follow-up or harm the patient.
+Severity = Literal["major", "minor"]
+HarmCategory = Literal[
+    "medication",
+    "dose_frequency",
+    "diagnosis",
+    "test_result",
+    "exam_finding",
+    "history",
+    "allergy",
+    "plan_follow_up",
+    "demographic_social",
+]
+
+
 class Verdict(BaseModel):
     claim_id: str
     tier: int = Field(ge=1, le=5)
@@ -121,6 +137,9 @@ class Verdict(BaseModel):
     evidence: list[Evidence] = []
     knowledge: list[KnowledgeEntry] = []
     backend: Backend
+    #: Set on hallucinated verdicts (tiers 4–5) only.
+    severity: Severity | None = None
+    harm_category: HarmCategory | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -197,6 +216,16 @@ class NoteReport(BaseModel):
         """Tier 4-5 claims / judged claims (SPEC §1); ``None`` when no claim was judged.
         Parse failures and call errors are excluded from both numerator and denominator."""
         return self.n_hallucinated / self.n_judged if self.n_judged else None
+
+    @property
+    def n_major(self) -> int:
+        """Hallucinated claims rated ``major`` (SPEC §9)."""
+        return sum(1 for v in self.verdicts if not v.supported and v.severity == "major")
+
+    @property
+    def major_rate(self) -> float | None:
+        """Major hallucinations / judged claims; ``None`` when no claim was judged."""
+        return self.n_major / self.n_judged if self.n_judged else None
 
     @property
     def parse_failures(self) -> int:

@@ -93,7 +93,8 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
     title = f"{report['dataset']}: {report['n_items']} items"
     if soap:
         table = Table(title=title, header_style="bold")
-        for column in ("judge", "hallucination rate", "95% CI", "claims", "excluded", "s/note"):
+        columns = ("judge", "hallucination rate", "95% CI", "major", "claims", "excluded", "s/note")
+        for column in columns:
             table.add_column(column)
         for name, j in soap.items():
             rate = j["hallucination_rate"]
@@ -102,6 +103,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                 name,
                 "n/a" if rate is None else f"{rate:.1%}",
                 f"{lo:.1%}–{hi:.1%}",
+                "n/a" if j.get("major_rate") is None else f"{j['major_rate']:.1%}",
                 str(j["n_claims"]),
                 str(j["excluded_claims"]),
                 "n/a"

@@ -66,3 +66,4 @@ def judge(
         f"hallucination rate {shown} = {report.n_hallucinated}/{report.n_judged} judged claims"
         f" (excluded: {report.parse_failures} parse failures, {report.errors} errors)"
     )
+    stdout.print(f"{report.n_major} of them major (could change diagnosis, treatment or follow-up)")

@@ -105,7 +105,12 @@ class SoapEvaluator:
                 "value": summary["hallucination_rate"],
                 "ci95": summary["ci95"],
                 "n": summary["n_claims"],
-            }
+            },
+            "major_rate": {
+                "value": summary["major_rate"],
+                "ci95": summary["major_ci95"],
+                "n": summary["n_claims"],
+            },
         }
         return {"kind": self.kind, "headline": headline, **summary}
 
@@ -115,6 +120,7 @@ class SoapEvaluator:
             "hallucination_rate": report.hallucination_rate,
             "n_claims": report.n_judged,
             "n_hallucinated": report.n_hallucinated,
+            "major_rate": report.major_rate,
             "excluded": report.parse_failures + report.errors,
         }
 

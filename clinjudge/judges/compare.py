@@ -22,7 +22,7 @@ def judge_summary(reports: list[NoteReport]) -> dict:
     tiers = {str(t): 0 for t in range(1, 6)}
     subtypes: dict[str, int] = {}
     sections: dict[str, dict] = {}
-    judged = hallucinated = parse_failures = errors = 0
+    judged = hallucinated = major = parse_failures = errors = 0
     for report in reports:
         claims = {c.id: c for c in report.claims}
         for v in report.verdicts:
@@ -35,6 +35,7 @@ def judge_summary(reports: list[NoteReport]) -> dict:
             s["n_hallucinated"] += 0 if v.supported else 1
         judged += report.n_judged
         hallucinated += report.n_hallucinated
+        major += report.n_major
         parse_failures += report.parse_failures
         errors += report.errors
     for s in sections.values():
@@ -45,6 +46,9 @@ def judge_summary(reports: list[NoteReport]) -> dict:
         "ci95": list(wilson_interval(hallucinated, judged)),
         "n_claims": judged,
         "n_hallucinated": hallucinated,
+        "major_rate": major / judged if judged else None,
+        "major_ci95": list(wilson_interval(major, judged)),
+        "n_major": major,
         "n_notes": len(reports),
         "tiers": tiers,
         "subtypes": dict(sorted(subtypes.items())),

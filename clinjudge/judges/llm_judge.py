@@ -17,6 +17,7 @@ from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.quotes import locate_quote
 from clinjudge.judges.base import failure_for_all
 from clinjudge.judges.knowledge_context import KnowledgeLookup
+from clinjudge.judges.severity import rate_harm
 from clinjudge.judges.tiers import normalize_subtype, tier_allowed
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
@@ -95,7 +96,7 @@ class LLMJudge:
                 reason=f"tier {item.tier} does not exist in {self.mode} mode",
                 raw=item.model_dump_json()[:2000],
             )
-        return Verdict(
+        verdict = Verdict(
             claim_id=claim.id,
             tier=item.tier,
             subtype=normalize_subtype(item.tier, item.subtype),
@@ -104,6 +105,10 @@ class LLMJudge:
             knowledge=entries,
             backend="llm",
         )
+        if self.knowledge is None:
+            return verdict
+        # severity by the same rules as offline: the prompt does not ask the model for it yet
+        return rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
 
 
 def note_by_section(note: Note) -> str:

@@ -58,6 +58,7 @@ from clinjudge.judges.denials import denial_answered_yes
 from clinjudge.judges.knowledge_support import KnowledgeSupport
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.judges.pair_model import PairScorer, default_pair_scorer, pair_text
+from clinjudge.judges.severity import rate_harm
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
@@ -119,7 +120,12 @@ class OfflineVerifier:
         self.knowledge = KnowledgeSupport(kb, self.config.min_findings)
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
-        return [self.decide(a) for a in await self.assess_claims(claims, note)]
+        """One verdict per claim; a hallucinated one carries its harm category and severity
+        (:mod:`.severity`)."""
+        return [
+            rate_harm(self.decide(a), a.claim.text, a.claim.section, self.kb)
+            for a in await self.assess_claims(claims, note)
+        ]
 
     def decide(self, a: Assessment) -> Verdict:
         """The final verdict: a hard rule's stays; otherwise, in inference-aware mode, the

@@ -1,0 +1,99 @@
+"""How much a hallucinated claim matters (SPEC §9): its harm category and severity, by rules.
+
+``harm_category`` — what the claim is about, the first that applies:
+
+    allergy          an allergy (not a seasonal or environmental one)
+    dose_frequency   a drug named with a dose, frequency or duration
+    medication       a drug or drug class
+    test_result      a test, a vital sign or percentage, or a result word (x-ray, labs, A1c …)
+    exam_finding     the Objective section, or examination words (tender, murmur, edema …)
+    diagnosis        a disease in the Assessment or Plan
+    plan_follow_up   the Plan section, or plan words (follow up, refer, start, continue …)
+    demographic_social  social history and identity (work, family, smoking, diet, age, name)
+    diagnosis        a disease anywhere else
+    history          anything else
+
+``severity`` — ``major`` when acting on the claim could change diagnosis, treatment or
+follow-up or harm the patient: every claim about an allergy, a drug, a dose, a test result or
+a diagnosis, and every contradiction (tier 5) except of a social detail; else ``minor``.
+Supported claims (tiers 1–3) get neither. These are first rules, measured against the
+reviewers' severity labels by ``bench/bench_agreement.py``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.quantities import extract_quantities
+from clinjudge.types import HarmCategory, Severity, Verdict
+
+MAJOR_CATEGORIES: frozenset[str] = frozenset(
+    {"allergy", "dose_frequency", "medication", "test_result", "diagnosis"}
+)
+_ALLERGY = re.compile(r"\ballerg", re.I)
+_ENVIRONMENTAL = re.compile(
+    r"seasonal allerg|allergies? (?:to )?(?:pollen|dust|grass|trees?|cats?|dogs?)", re.I
+)
+_TEST = re.compile(
+    r"\b(x-?rays?|mri|ct|ultrasound|echo\w*|ekg|ecg|labs?|results?|a1c|hemoglobin|cbc|bmp|cmp"
+    r"|panel|biopsy|scan|imaging|radiograph\w*|levels?|culture)\b",
+    re.I,
+)
+_EXAM = re.compile(
+    r"\b(exam\w*|tender\w*|swelling|edema|range of motion|murmur|lungs?|auscultation|palpation"
+    r"|reflex\w*|strength|sensation|pulses?|alert|oriented|distress|supple|rash|erythema"
+    r"|vital signs?|blood pressure|heart rate|temperature)\b",
+    re.I,
+)
+_PLAN = re.compile(
+    r"\b(follow[- ]?up|return|come back|refer\w*|schedul\w*|recommend\w*|advis\w*|counsel\w*"
+    r"|educat\w*|continue|start|stop|prescrib\w*|order\w*)\b",
+    re.I,
+)
+_SOCIAL = re.compile(
+    r"\b(works?|worked|job|lives?|married|wife|husband|daughter|son|kids|children|smok\w*"
+    r"|alcohol|drinks?|exercis\w*|diet|hobb\w*|retired|year-old|years old|Mr|Mrs|Ms)\b",
+    re.I,
+)
+_DRUG_KINDS = frozenset({"drug", "drug_class"})
+_DRUG_QUANTITIES = frozenset({"dose", "frequency", "duration"})
+
+
+def harm_category(text: str, section: str, kb: KnowledgeBase) -> HarmCategory:
+    """The claim's harm category (module docstring)."""
+    kinds = {k for m in kb.concepts_in(text) for k in m.kinds}
+    quantities = {q.kind for q in extract_quantities(text)}
+    checks: list[tuple[bool, HarmCategory]] = [
+        (bool(_ALLERGY.search(text)) and not _ENVIRONMENTAL.search(text), "allergy"),
+        (bool(kinds & _DRUG_KINDS) and bool(quantities & _DRUG_QUANTITIES), "dose_frequency"),
+        (bool(kinds & _DRUG_KINDS), "medication"),
+        (
+            "test" in kinds or bool(quantities & {"vital", "percent"} or _TEST.search(text)),
+            "test_result",
+        ),
+        (section == "objective" or bool(_EXAM.search(text)), "exam_finding"),
+        ("disease" in kinds and section in ("assessment", "plan"), "diagnosis"),
+        (section == "plan" or bool(_PLAN.search(text)), "plan_follow_up"),
+        (bool(_SOCIAL.search(text)), "demographic_social"),
+        ("disease" in kinds, "diagnosis"),
+    ]
+    return next((category for applies, category in checks if applies), "history")
+
+
+def severity(tier: int, category: HarmCategory) -> Severity:
+    """``major`` or ``minor`` for a hallucinated claim (module docstring)."""
+    if category in MAJOR_CATEGORIES or (tier == 5 and category != "demographic_social"):
+        return "major"
+    return "minor"
+
+
+def rate_harm(verdict: Verdict, text: str, section: str, kb: KnowledgeBase) -> Verdict:
+    """The verdict with its harm category and severity when it is hallucinated (tier 4–5);
+    a supported verdict is returned as it is."""
+    if verdict.supported:
+        return verdict
+    category = harm_category(text, section, kb)
+    return verdict.model_copy(
+        update={"harm_category": category, "severity": severity(verdict.tier, category)}
+    )

@@ -1,0 +1,78 @@
+"""Harm category and severity of hallucinated claims (SPEC §9), offline rules: what a claim is
+about, which errors count as major, and that judges attach both to tier 4–5 verdicts only."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from clinjudge.datasets.items import Item
+from clinjudge.evaluators import BuildOptions, build_evaluator
+from clinjudge.judges.compare import judge_summary
+from clinjudge.judges.severity import harm_category, rate_harm, severity
+from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.types import Verdict
+
+FIXTURES = Path(__file__).parent / "fixtures" / "soap"
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return KnowledgeBase.default()
+
+
+@pytest.mark.parametrize(
+    ("text", "section", "category"),
+    [
+        ("She is allergic to penicillin.", "subjective", "allergy"),
+        ("Start metformin 500 mg twice daily.", "plan", "dose_frequency"),
+        ("Continue lisinopril.", "plan", "medication"),
+        ("The x-ray of the right knee shows no fracture.", "objective", "test_result"),
+        ("Tenderness over the medial joint line.", "objective", "exam_finding"),
+        ("Follow up in 2 weeks.", "plan", "plan_follow_up"),
+        ("He works as a teacher and lives with his wife.", "subjective", "demographic_social"),
+    ],
+)
+def test_what_a_claim_is_about(kb, text, section, category):
+    assert harm_category(text, section, kb) == category
+
+
+def test_seasonal_allergies_are_not_an_allergy_to_a_treatment(kb):
+    assert harm_category("She has seasonal allergies.", "subjective", kb) != "allergy"
+
+
+def test_major_means_it_could_change_care():
+    assert severity(4, "medication") == "major" and severity(4, "test_result") == "major"
+    assert severity(4, "exam_finding") == "minor" and severity(4, "demographic_social") == "minor"
+    assert severity(5, "history") == "major"  # a contradicted history
+    assert severity(5, "demographic_social") == "minor"
+
+
+def test_only_hallucinated_verdicts_are_rated(kb):
+    def verdict(tier: int, subtype: str) -> Verdict:
+        return Verdict(claim_id="c1", tier=tier, subtype=subtype, rationale="", backend="offline")
+
+    kept = rate_harm(verdict(1, "restatement"), "Continue lisinopril.", "plan", kb)
+    assert kept.severity is None and kept.harm_category is None
+    flagged = rate_harm(verdict(4, "no_basis"), "Continue lisinopril.", "plan", kb)
+    assert (flagged.severity, flagged.harm_category) == ("major", "medication")
+
+
+def test_the_offline_judge_reports_major_hallucinations(kb):
+    transcript = (FIXTURES / "transcript.txt").read_text()
+    note = (
+        (FIXTURES / "note.txt").read_text().replace("right knee with mild", "left knee with mild")
+    )
+    judge = build_evaluator("inference-aware", BuildOptions(backend="offline", knowledge=kb))
+    row = asyncio.run(judge.evaluate(Item(id="e1", transcript=transcript, note=note)))
+    report = judge.report(row)
+    flagged = [v for v in report.verdicts if not v.supported]
+    assert flagged and all(v.severity in ("major", "minor") and v.harm_category for v in flagged)
+    assert all(v.severity is None for v in report.verdicts if v.supported)
+    side = next(v for v in flagged if v.tier == 5)
+    assert side.severity == "major"
+    summary = judge_summary([report])
+    assert summary["n_major"] == report.n_major >= 1
+    assert summary["major_rate"] == pytest.approx(report.n_major / report.n_judged)
