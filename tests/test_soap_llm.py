@@ -166,3 +166,37 @@ async def test_cached_rerun_costs_zero_calls_and_calls_per_note_bound(openai_stu
     refs = {p.name for p in setup.provenance.prompts}
     assert refs == {"soap.inference_aware", "soap.claim_extraction"}
     assert "api_key" not in json.dumps(setup.provenance.model_dump())
+
+
+async def test_severity_is_the_models_when_valid_else_the_rules(openai_stub, tmp_path):
+    """Tier 4–5 verdicts carry the model's severity and harm category when it gives valid
+    ones; a missing or unknown value is rated by the offline rules, never a failed verdict."""
+
+    def script(request):
+        ids = list(dict.fromkeys(CLAIM_IDS.findall(last_user_text(request))))
+        said = [
+            {"severity": "minor", "harm_category": "history"},  # valid: kept
+            {"severity": "moderate", "harm_category": "gossip"},  # unknown: rules
+        ]
+        verdicts = [
+            {
+                "claim_id": i,
+                "tier": 4,
+                "subtype": "no_basis",
+                "rationale": "not said",
+                **said[k % 2],
+            }
+            for k, i in enumerate(ids)
+        ]
+        return Reply(json.dumps({"verdicts": verdicts}))
+
+    result, _ = await run(openai_stub, tmp_path, script, cache=False, batch_size=2)
+    verdicts = result.report.verdicts
+    assert verdicts and not result.report.failures
+    kept = [v for k, v in enumerate(verdicts) if k % 2 == 0]
+    rated = [v for k, v in enumerate(verdicts) if k % 2 == 1]
+    assert all((v.severity, v.harm_category) == ("minor", "history") for v in kept)
+    assert all(v.severity in ("major", "minor") and v.harm_category != "gossip" for v in rated)
+    assert all(v.harm_category is not None for v in rated)
+    prompt = last_user_text(openai_stub.requests[0])
+    assert '"severity"' in prompt and "harm_category" in prompt

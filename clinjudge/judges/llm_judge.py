@@ -9,6 +9,7 @@ skipped, is a `ParseFailure` for that claim — never a guessed verdict.
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 from pydantic import BaseModel, Field
 
@@ -21,8 +22,19 @@ from clinjudge.judges.severity import rate_harm
 from clinjudge.judges.tiers import normalize_subtype, tier_allowed
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
-from clinjudge.types import Claim, Mode, Note, Outcome, ParseFailure, Verdict
+from clinjudge.types import (
+    Claim,
+    HarmCategory,
+    Mode,
+    Note,
+    Outcome,
+    ParseFailure,
+    Severity,
+    Verdict,
+)
 
+SEVERITIES = frozenset(get_args(Severity))
+HARM_CATEGORIES = frozenset(get_args(HarmCategory))
 #: Candidate transcript sentences shown to the model per claim.
 CANDIDATES_PER_CLAIM = 3
 
@@ -33,6 +45,10 @@ class LLMVerdictItem(BaseModel):
     subtype: str | None = None
     rationale: str = ""
     evidence: list[str] = Field(default_factory=list)
+    #: Tiers 4–5: the model's severity and harm category. A missing or unknown value is rated
+    #: by the offline rules instead (:mod:`.severity`); it never fails the verdict.
+    severity: str | None = None
+    harm_category: str | None = None
 
 
 class LLMVerdicts(BaseModel):
@@ -105,10 +121,16 @@ class LLMJudge:
             knowledge=entries,
             backend="llm",
         )
-        if self.knowledge is None:
+        if verdict.supported:
             return verdict
-        # severity by the same rules as offline: the prompt does not ask the model for it yet
-        return rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
+        if self.knowledge is not None:
+            verdict = rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
+        said: dict[str, str] = {}
+        if item.severity in SEVERITIES:
+            said["severity"] = item.severity
+        if item.harm_category in HARM_CATEGORIES:
+            said["harm_category"] = item.harm_category
+        return verdict.model_copy(update=said) if said else verdict
 
 
 def note_by_section(note: Note) -> str:
