@@ -86,7 +86,13 @@ async def ajudge_note(
     **setup_options,
 ) -> JudgeResult:
     """Judge one note against its transcript, claim by claim (SPEC §1); ``batch_size`` claims
-    share one model call on the LLM backend."""
+    share one model call on the LLM backend.
+
+    Raises:
+        ValueError: an empty transcript or note (there is nothing to judge against, or to judge).
+    """
+    _require(transcript, "transcript")
+    _require(note, "note")
     setup = setup or make_setup(mode, backend, **setup_options)
     judge = SoapEvaluator(setup.provenance.mode or mode, setup, batch_size=batch_size)
     row = await judge.evaluate(Item(id=note_id, transcript=transcript, note=note))
@@ -110,10 +116,24 @@ async def aevaluate(
     """The row of judge ``judge`` (``lexical``, ``inference-aware``, ``cef``, ``factcheck``)
     for one text: ``source`` is what it is checked against (a transcript or dialogue; none for
     the fact-checker), ``meta`` the item's other fields (``question``, ``evidence``),
-    ``options`` how the judge is built (backend, model, judge settings)."""
+    ``options`` how the judge is built (backend, model, judge settings). The row carries the
+    judge's per-item scores too (a SOAP judge's ``hallucination_rate``, CEF's ``overall`` …).
+
+    Raises:
+        ValueError: an empty text, or no source for a judge that needs one.
+    """
     evaluator = build_evaluator(judge, options or BuildOptions())
+    _require(text, "text")
+    if evaluator.needs_source:
+        _require(source, f"source (judge {judge!r} checks the text against it)")
     item = Item(id="text", transcript=source, note=text, meta=meta or {})
-    return await evaluator.evaluate(item)
+    row = await evaluator.evaluate(item)
+    return {**row, **evaluator.item_scores(row)}
+
+
+def _require(text: str, what: str) -> None:
+    if not text or not text.strip():
+        raise ValueError(f"the {what} is empty")
 
 
 def evaluate(judge: str, text: str, **kwargs: Any) -> dict[str, Any]:

@@ -54,8 +54,10 @@ class RunDir:
         """Claim the directory for a run of ``identity``: create it and write the manifest.
 
         Raises:
-            ConfigError: it holds a run with other settings.
+            ConfigError: it is a file, or holds a run with other settings.
         """
+        if self.path.exists() and not self.path.is_dir():
+            raise ConfigError(f"--out is a file, not a directory: {self.path}")
         if run_mismatch(self.manifest, identity):
             raise ConfigError(
                 f"{self.path} holds a run with other settings; use another --out or delete it"

@@ -200,3 +200,26 @@ def test_offline_soap_identity_changes_with_the_verifier_settings():
     other = OfflineVerifier("inference-aware", setup.verifier.kb, OfflineConfig(combiner=False))
     setup.provenance.verifier = other.fingerprint()
     assert SoapEvaluator("inference-aware", setup).identity() != first
+
+
+def test_api_refuses_empty_texts_and_a_missing_source(kb):
+    from clinjudge.api import evaluate, judge_note
+
+    with pytest.raises(ValueError, match="transcript is empty"):
+        judge_note("", "Plan: start metformin.", backend="offline")
+    with pytest.raises(ValueError, match="note is empty"):
+        judge_note("[doctor] hello .", "  ", backend="offline")
+    with pytest.raises(ValueError, match="source .*'cef'"):
+        evaluate("cef", "Knee pain.", options=BuildOptions(backend="offline", knowledge=kb))
+
+
+def test_api_evaluate_of_a_soap_judge_returns_its_rate(kb, item):
+    from clinjudge.api import evaluate
+
+    row = evaluate(
+        "inference-aware",
+        item.note,
+        source=item.transcript,
+        options=BuildOptions(backend="offline", knowledge=kb),
+    )
+    assert 0 < row["hallucination_rate"] < 1 and row["n_claims"] == len(row["claims"])

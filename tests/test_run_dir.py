@@ -74,3 +74,9 @@ def test_a_directory_holding_another_run_is_refused_and_the_same_run_resumes(tmp
     assert again["first"].resumed == 2
     with pytest.raises(ConfigError, match="holds a run with other settings"):
         run({"other": Cutter("other")}, tmp_path)
+
+
+def test_an_out_path_that_is_a_file_is_refused_in_one_line(tmp_path):
+    (tmp_path / "out").write_text("not a run")
+    with pytest.raises(ConfigError, match="--out is a file, not a directory"):
+        run({"first": Cutter("first")}, tmp_path)
