@@ -37,13 +37,19 @@ async def run_compare(
     *,
     concurrency: int = 4,
     progress: Callable[[str, int], Callable[[], None]] = lambda name, total: lambda: None,
+    retry_failed: bool = True,
 ) -> CompareResult:
     """Run every judge over the dataset (resumably, :func:`clinjudge.run_dir.run_judges`) and
     write the report files."""
     check_sources(dataset, judges)
     run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
     runs = await run_judges(
-        dataset.items, judges, run_dir, concurrency=concurrency, progress=progress
+        dataset.items,
+        judges,
+        run_dir,
+        concurrency=concurrency,
+        progress=progress,
+        retry_failed=retry_failed,
     )
     rows = {name: run.rows for name, run in runs.items()}
     failed = {name: run.failed for name, run in runs.items()}
@@ -52,6 +58,8 @@ async def run_compare(
         "n_items": len(dataset.items),
         **compare_rows(judges, rows),
         "failed_items": {n: f for n, f in failed.items() if f},
+        "items_to_retry": {n: ids for n, run in runs.items() if (ids := run.to_retry())},
+        "failures": {n: f for n, j in judges.items() if (f := failure_summary(j, rows[n]))},
         "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
         "provenance": {
             "package_version": __version__,
@@ -88,6 +96,30 @@ def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> d
         "paired": paired_rates(soap_runs),
         "per_item": per_item,
         "flips": verdict_flips(soap_runs),
+    }
+
+
+def failure_summary(judge: Evaluator, rows: list[dict]) -> dict | None:
+    """How many units (claims, questions, answers) of how many items failed, grouped by kind
+    and reason (most frequent first); ``None`` when none did."""
+    failures_of = getattr(judge, "failures", None)
+    if failures_of is None:
+        return None
+    groups: dict[tuple[str, str], int] = {}
+    items = 0
+    for row in rows:
+        found = failures_of(row)
+        items += bool(found)
+        for f in found:
+            key = (str(f.get("kind")), str(f.get("reason", "")).splitlines()[0][:160])
+            groups[key] = groups.get(key, 0) + 1
+    if not groups:
+        return None
+    ordered = sorted(groups.items(), key=lambda kv: -kv[1])
+    return {
+        "units": sum(groups.values()),
+        "items": items,
+        "by_reason": [{"kind": k, "reason": r, "count": n} for (k, r), n in ordered],
     }
 
 

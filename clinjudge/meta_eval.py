@@ -113,6 +113,7 @@ async def run_meta_eval(
     progress: Callable[[str, int], Callable[[], None]] = lambda name, total: lambda: None,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
+    retry_failed: bool = True,
 ) -> MetaEvalResult:
     """Run every judge over both sides of every pair (resumably), score the pairs and write
     ``DIR/runs/<judge>.jsonl``, ``DIR/pairs_scored.jsonl``, ``report.json``, ``report.md`` and
@@ -132,6 +133,7 @@ async def run_meta_eval(
         run_dir,
         concurrency=concurrency,
         progress=progress,
+        retry_failed=retry_failed,
         wrap=lambda judge, path: _SameTextOnce(
             judge, dataset.items, read_completed(path, key="id")
         ),
@@ -154,6 +156,7 @@ async def run_meta_eval(
         "by_type": first["by_type"],
         "first_judge": next(iter(judges)),
         "failed_items": {n: f for n, f in failed.items() if f},
+        "items_to_retry": {n: ids for n, run in runs.items() if (ids := run.to_retry())},
         "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
         "seconds": seconds,
         "resumed_items": resumed,

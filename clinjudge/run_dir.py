@@ -98,6 +98,11 @@ class JudgeRun:
     def by_id(self) -> dict[str, dict[str, Any]]:
         return {row["id"]: row for row in self.rows}
 
+    def to_retry(self) -> list[str]:
+        """Ids of the items whose rows lost part of their judging (a failed call, an
+        unreadable reply): the next run judges them again."""
+        return [row["id"] for row in self.rows if row.get("retry")]
+
 
 class _Given:
     """A judge seen by the runner with the claims it is given for each item."""
@@ -118,10 +123,12 @@ async def run_judges(
     concurrency: int = 4,
     progress: Progress = no_progress,
     wrap: Callable[[Any, Path], Any] | None = None,
+    retry_failed: bool = True,
 ) -> dict[str, JudgeRun]:
     """Every judge over ``items``, resumably, into ``run_dir`` (module docstring). ``wrap``
     (the judge as the runner sees it, its rows file) → what the runner calls instead, e.g.
-    meta-eval's judging of each distinct text once."""
+    meta-eval's judging of each distinct text once. ``retry_failed`` off keeps the rows of
+    items whose calls failed instead of judging them again."""
     runs: dict[str, JudgeRun] = {}
     given: dict[str, list[dict]] | None = None
     for name, judge in judges.items():
@@ -137,6 +144,7 @@ async def run_judges(
             out_path=path,
             concurrency=concurrency,
             on_done=progress(name, len(items)),
+            retry_failed=retry_failed,
         )
         runs[name] = JudgeRun(
             result.rows, result.failed, result.resumed, time.perf_counter() - started

@@ -91,11 +91,13 @@ async def run_each(
     concurrency: int = 4,
     keep: Callable[[dict], bool] = lambda row: True,
     on_done: Callable[[], None] = lambda: None,
+    report_unkept: bool = False,
 ) -> RunResult:
     """Await ``fn(item)`` once per item not in ``done`` and append its row to ``out_path`` as
-    each finishes. A written row counts as done when ``keep(row)`` (a row that records a failed
-    call is written, and retried by the next run). Rows come back in item order; an item whose
-    ``fn`` raises is listed in ``failed``, not written."""
+    each finishes. A written row counts as done for the next run only when ``keep(row)`` (a row
+    that records a failed call is run again next time); rows come back in item order with the
+    resumed ones — the unkept ones too when ``report_unkept``. An item whose ``fn`` raises is
+    listed in ``failed``, not written."""
     items = list(items)
     writer = JsonlWriter(out_path)
     semaphore = asyncio.Semaphore(max(1, concurrency))
@@ -113,12 +115,15 @@ async def run_each(
                 on_done()
                 return
             await writer.write(row)
+            if report_unkept:
+                got[key(item)] = row
             if keep(row):
                 done[key(item)] = row
             on_done()
 
+    got: dict[str, dict] = {}
     await asyncio.gather(*(one(item) for item in items if key(item) not in done))
-    rows = [done[key(item)] for item in items if key(item) in done]
+    rows = [got.get(key(item)) or done[key(item)] for item in items if key(item) in done | got]
     return RunResult(rows=rows, failed=failed, resumed=resumed)
 
 
@@ -149,10 +154,16 @@ async def run_evaluator(
     out_path: Path,
     concurrency: int = 4,
     on_done: Callable[[], None] = lambda: None,
+    retry_failed: bool = True,
 ) -> RunResult:
     """Run an :class:`~clinjudge.evaluators.base.Evaluator` over items, resumably: rows are
-    keyed by ``id``; a row marked ``"retry"`` is written but run again next time."""
-    done = {k: row for k, row in read_completed(out_path, key="id").items() if not row.get("retry")}
+    keyed by ``id``; a row marked ``"retry"`` (a failed call or an unreadable reply lost part
+    of it) is reported and run again next time, unless ``retry_failed`` is off."""
+    done = {
+        k: row
+        for k, row in read_completed(out_path, key="id").items()
+        if not (retry_failed and row.get("retry"))
+    }
     return await run_each(
         evaluator.evaluate,
         items,
@@ -162,4 +173,5 @@ async def run_evaluator(
         concurrency=concurrency,
         keep=lambda row: not row.get("retry"),
         on_done=on_done,
+        report_unkept=True,
     )

@@ -179,9 +179,14 @@ def test_compare_on_the_llm_backend_records_model_and_prompts(
     assert "sk-secret-test-key" not in provenance
     assert "sk-secret-test-key" not in (out / "report.md").read_text()
     sent = len(openai_stub.requests)
-    again = run(*args, "--judges", "inference-aware")  # resume: every note is done
-    assert again.exit_code == 0, again.output
+    kept = run(*args, "--judges", "inference-aware", "--no-retry-failed")  # keeps the failures
+    assert kept.exit_code == 0, kept.output
     assert len(openai_stub.requests) == sent
+    again = run(*args, "--judges", "inference-aware")  # resume: only the failed batches again
+    assert again.exit_code == 0, again.output
+    assert len(openai_stub.requests) - sent == 2 * 2  # ask + re-ask in each of the 2 notes
+    assert "judged again by the next run" in again.output
+    sent = len(openai_stub.requests)
     fresh = (
         "compare",
         dataset,
@@ -216,3 +221,34 @@ def test_compare_reads_columns_named_on_the_command_line(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text())
     assert report["per_item"][0]["id"] == "7" and "coverage" in report["per_item"][0]["cef"]
+
+
+def test_compare_whose_every_call_fails_exits_1_naming_the_endpoint(dataset, tmp_path, monkeypatch):
+    """An unreachable endpoint: every claim is a call error, the report still lists them
+    (excluded), and the command exits 1 with one line naming the endpoint and the error."""
+    dead = "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("CLINJUDGE_MODEL", "stub-judge")
+    monkeypatch.setenv("OPENAI_BASE_URL", dead)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLINJUDGE_MAX_RETRIES", "0")
+    out = tmp_path / "dead"
+    result = run(
+        "compare",
+        dataset,
+        "--out",
+        out,
+        "--backend",
+        "llm",
+        "--claims",
+        "split",
+        "--judges",
+        "inference-aware",
+    )
+    assert result.exit_code == 1, result.output
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: inference-aware: every model call to " + dead + " failed: ")
+    report = json.loads((out / "report.json").read_text())
+    assert report["judges"]["inference-aware"]["n_claims"] == 0
+    assert report["failures"]["inference-aware"]["by_reason"][0]["kind"] == "error"
+    assert sorted(report["items_to_retry"]["inference-aware"]) == ["e1", "e2"]

@@ -116,7 +116,8 @@ def test_run_evaluator_resumes_and_reruns_retry_rows(tmp_path):
     out = tmp_path / "runs" / "length.jsonl"
     judge = LengthJudge(flaky={"i1"})
     first = asyncio.run(run_evaluator(judge, items, out_path=out))
-    assert [r["id"] for r in first.rows] == ["i0", "i2"]  # i1 asked for a retry
+    assert [r["id"] for r in first.rows] == ["i0", "i1", "i2"]  # i1 is reported, and
+    assert first.rows[1]["retry"]  # asks to be run again
     second = asyncio.run(run_evaluator(judge, items, out_path=out))
     assert judge.calls.count("i0") == 1 and judge.calls.count("i1") == 2
     assert [r["id"] for r in second.rows] == ["i0", "i1", "i2"] and second.resumed == 2

@@ -249,7 +249,7 @@ def test_claim_table_columns_and_rows():
     assert "2 (trade_generic)" in text and "supported" in text
     assert "5 (contradiction)" in text and "hallucinated" in text
     assert '"lisinopril ten"' in text and "lisinopril [RX:29046]" in text
-    assert "failure: unparseable model output" in text and "not judged" in text
+    assert "not judged: unparseable model output" in text
     assert "3 claims: 1 supported, 1 hallucinated, 1 not judged" in text
 
 
@@ -263,3 +263,12 @@ def test_claim_table_empty():
     table = render_claim_table([])
     assert table.row_count == 0
     assert "0 claims" in render(table)
+
+
+def test_a_failed_claim_reads_as_a_failure_not_a_dict():
+    from clinjudge.report.claim_table import failure_text
+
+    text = failure_text({"kind": "error", "reason": "APIConnectionError: Connection error."})
+    assert text == "call failed: APIConnectionError: Connection error."
+    assert failure_text({"kind": "parse_failure", "reason": "no JSON"}).startswith("reply unread")
+    assert failure_text(None) == "not judged: unknown failure"

@@ -63,6 +63,14 @@ OptionOpt = Annotated[
         "factcheck.search_url=http://localhost:8888, numeric.rel_tol=0.1.",
     ),
 ]
+RetryOpt = Annotated[
+    bool,
+    typer.Option(
+        "--retry-failed/--no-retry-failed",
+        help="Judge again, on a resumed run, the items whose model calls failed or whose replies "
+        "could not be read (the response cache keeps every call that succeeded).",
+    ),
+]
 ConcurrencyOpt = Annotated[
     int, typer.Option(help="Items judged at once on the llm backend (offline: 1).", min=1)
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +14,7 @@ from clinjudge.cli.common import (
     ConcurrencyOpt,
     OptionOpt,
     PromptOpt,
+    RetryOpt,
     build_judges,
     check_choice,
     one_line_errors,
@@ -51,11 +53,15 @@ def compare(
     ] = None,
     id_column: Annotated[str | None, typer.Option(help="Column holding the item id.")] = None,
     concurrency: ConcurrencyOpt = 4,
+    retry_failed: RetryOpt = True,
 ) -> None:
     """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
 
     SOAP judges rate the same claims, so the flips between them are exact. Re-run the same
     command to resume an interrupted run.
+
+    Exit codes: 0 done (failed items, if any, are counted and listed, and judged again by the
+    next run); 1 a judge's every model call failed; 2 bad input.
     """
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
@@ -79,9 +85,33 @@ def compare(
             concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
         with progress_bars() as progress:
             result = run_compare_sync(
-                data, evaluators, out, concurrency=concurrency, progress=progress
+                data,
+                evaluators,
+                out,
+                concurrency=concurrency,
+                progress=progress,
+                retry_failed=retry_failed,
             )
     print_compare_summary(result.report, result.files)
+    dead = all_calls_failed(result.report, evaluators)
+    if dead:
+        print(f"error: {dead}", file=sys.stderr)
+        raise typer.Exit(1)
+
+
+def all_calls_failed(report: dict, evaluators: dict) -> str | None:
+    """A one-line reason when a judge on a model judged nothing because every call failed
+    (naming the endpoint and the first error), else ``None``."""
+    for name, judge in evaluators.items():
+        failures = report.get("failures", {}).get(name)
+        headline = report["judges"][name].get("headline") or {}
+        if judge.usage() is None or not failures or any(h.get("n") for h in headline.values()):
+            continue
+        provenance = report["provenance"]["judges"].get(name, {})
+        endpoint = provenance.get("base_url") or provenance.get("model") or "the model"
+        first = failures["by_reason"][0]
+        return f"{name}: every model call to {endpoint} failed: {first['reason']}"
+    return None
 
 
 def print_compare_summary(report: dict, files: list[Path]) -> None:
@@ -142,6 +172,15 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
             )
     for name, failures in report.get("failed_items", {}).items():
         stderr.print(f"[yellow]{name}: {len(failures)} items failed and will be retried on re-run")
+    for name, summary in report.get("failures", {}).items():
+        again = len(report.get("items_to_retry", {}).get(name, []))
+        stderr.print(
+            f"[yellow]{name}: {summary['units']} units of {summary['items']} items failed, "
+            f"excluded from its numbers"
+            + (f"; {again} items are judged again by the next run" if again else "")
+        )
+        for group in summary["by_reason"][:5]:
+            stderr.print(f"[yellow]  {group['count']} × {group['kind']}: {group['reason']}")
     stdout.print("wrote " + ", ".join(str(f) for f in files))
 
 

@@ -14,7 +14,14 @@ from typing import Annotated
 
 import typer
 
-from clinjudge.cli.common import BackendOpt, ClaimsOpt, ConcurrencyOpt, OptionOpt, PromptOpt
+from clinjudge.cli.common import (
+    BackendOpt,
+    ClaimsOpt,
+    ConcurrencyOpt,
+    OptionOpt,
+    PromptOpt,
+    RetryOpt,
+)
 from clinjudge.evaluators.registry import judges_help
 
 
@@ -36,6 +43,7 @@ def meta_eval(
     option: OptionOpt = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N pairs.", min=1)] = None,
     concurrency: ConcurrencyOpt = 4,
+    retry_failed: RetryOpt = True,
 ) -> None:
     """Meta-evaluate judges on matched pairs: detection rate of injected errors, false-flag rate
     of legitimate rewrites, paired AUROC, per type and overall with 95% intervals.
@@ -67,11 +75,22 @@ def meta_eval(
             concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
         with progress_bars() as progress:
             result = run_meta_eval_sync(
-                pairs, records, evaluators, out, concurrency=concurrency, progress=progress
+                pairs,
+                records,
+                evaluators,
+                out,
+                concurrency=concurrency,
+                progress=progress,
+                retry_failed=retry_failed,
             )
     print_meta_eval_table(result.report, stdout)
     for name, failures in result.report.get("failed_items", {}).items():
         stderr.print(f"[yellow]{name}: {len(failures)} items failed and will be retried on re-run")
+    for name, ids in result.report.get("items_to_retry", {}).items():
+        stderr.print(
+            f"[yellow]{name}: {len(ids)} items lost calls or replies (excluded where unjudged); "
+            "the next run judges them again"
+        )
     stdout.print("wrote " + ", ".join(str(f) for f in result.files))
 
 

@@ -154,8 +154,19 @@ class BaseEvaluator:
     def flagged_spans(self, row: dict[str, Any]) -> list[tuple[int, int]]:
         return []
 
+    def failures(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        return row_failures(row)
+
     def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         return []
+
+
+def row_failures(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The failure records (``kind``: ``error`` or ``parse_failure``, ``reason``) of a row:
+    its ``failures`` list and its ``failure``, whichever it has."""
+    found = [f for f in row.get("failures") or [] if isinstance(f, dict) and f.get("kind")]
+    single = row.get("failure")
+    return found + ([single] if isinstance(single, dict) and single.get("kind") else [])
 
 
 def model_identity(provenance: Mapping[str, Any], **extra: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from clinjudge.errors import ConfigError
-from clinjudge.evaluators.base import check_options, model_identity
+from clinjudge.evaluators.base import check_options, model_identity, row_failures
 from clinjudge.evaluators.registry import judge
 
 if TYPE_CHECKING:
@@ -132,6 +132,10 @@ class CefEvaluator:
         return [
             (q.span[0], q.span[1]) for q in CefResult.model_validate(row).unsupported() if q.span
         ]
+
+    def failures(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """Questions the generator or the answerer failed on."""
+        return row_failures(row)
 
     def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         """One line per generated question: side, question, fact, own and cross answers,

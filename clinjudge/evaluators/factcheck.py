@@ -139,6 +139,10 @@ class FactcheckEvaluator:
         result = _result(row)
         return [(c.start, c.end) for c in result.claims if c.verdict == "not_supported"]
 
+    def failures(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """Claims whose queries, search or rating failed."""
+        return [c["failure"] for c in row.get("claims") or [] if c.get("failure")]
+
     def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         result = _result(row)
         return [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from clinjudge.evaluators.base import row_failures
 from clinjudge.evaluators.registry import judge
 
 if TYPE_CHECKING:
@@ -77,7 +78,9 @@ class SoapEvaluator:
         final = await self._graph.ainvoke(
             state, context=self._context, config={"recursion_limit": RECURSION_LIMIT}
         )
-        return {"id": item.id, **final["report"]}
+        report = final["report"]
+        # a call that failed or a reply that could not be read: judged again by the next run
+        return {"id": item.id, **report, "retry": bool(report.get("failures"))}
 
     def report(self, row: dict[str, Any]) -> NoteReport:
         """The row as a :class:`~clinjudge.types.NoteReport`, validated once per row: summary,
@@ -132,6 +135,10 @@ class SoapEvaluator:
         report = self.report(row)
         flagged = {v.claim_id for v in report.verdicts if not v.supported}
         return [(c.start, c.end) for c in report.claims if c.id in flagged]
+
+    def failures(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """Claims left without a verdict: call errors and unreadable replies."""
+        return row_failures(row)
 
     def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         """``judge --json`` claim fields, the note's ``id`` and the claim id as ``claim_id``."""

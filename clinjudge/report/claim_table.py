@@ -72,10 +72,7 @@ def _verdict(claim: dict[str, Any]) -> Text:
 
 def _evidence(claim: dict[str, Any]) -> Text:
     if claim.get("tier") is None:
-        return Text(
-            truncate(f"failure: {claim.get('failure') or 'unknown'}", EVIDENCE_WIDTH),
-            style="yellow",
-        )
+        return Text(truncate(failure_text(claim.get("failure")), EVIDENCE_WIDTH), style="yellow")
     spans = [e for e in claim.get("evidence") or [] if isinstance(e, Mapping)]
     quoted = "; ".join(
         f'{"" if e.get("source", "transcript") == "transcript" else "note: "}"{e.get("text", "")}"'
@@ -93,3 +90,12 @@ def _knowledge(entries: Sequence[Any]) -> str:
         else:
             names.append(str(entry))
     return truncate(", ".join(names), KNOWLEDGE_WIDTH) if names else "—"
+
+
+def failure_text(failure: object) -> str:
+    """A claim's failure as a reader wants it: ``call failed: <reason>`` or ``reply
+    unreadable: <reason>``, never a dict."""
+    if not isinstance(failure, Mapping):
+        return f"not judged: {failure or 'unknown failure'}"
+    what = "call failed" if failure.get("kind") == "error" else "reply unreadable"
+    return f"{what}: {failure.get('reason') or 'no reason given'}"
