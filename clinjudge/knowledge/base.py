@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import shutil
 import threading
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
@@ -236,6 +237,8 @@ class KnowledgeBase:
                     self._index.save(directory, manifest)
                 except OSError as exc:
                     log.warning("knowledge index not cached (%s): %s", directory, exc)
+                else:
+                    remove_stale_indexes(self.root, keep=directory)
             if encoder is not None:
                 self._index._encoder = encoder
             return self._index
@@ -328,3 +331,14 @@ class KnowledgeBase:
                 "path": str(self.index_dir),
             },
         }
+
+
+def remove_stale_indexes(root: Path, keep: Path) -> list[Path]:
+    """Delete the other ``index-*`` directories of a cache root (each an earlier model or
+    vocabulary's ~48 MB index) once ``keep`` is saved; return what was removed."""
+    removed = []
+    for old in root.glob("index-*"):
+        if old.is_dir() and old.resolve() != keep.resolve():
+            shutil.rmtree(old, ignore_errors=True)
+            removed.append(old)
+    return removed

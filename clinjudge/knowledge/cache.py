@@ -5,7 +5,8 @@ of the packages the sources read, the selected sources and every user-supplied f
 vocabularies, SNOMED CT release). Any change gives another digest, hence a rebuild; an unchanged
 manifest reuses the cached build. Bundled and extra files are hashed (sha256); a SNOMED CT
 release directory is fingerprinted by path, size and modification time of its RF2 files (a full
-release is gigabytes).
+release is gigabytes). The embedding model's files key the semantic index by their content
+(:func:`content_tree`), so a reinstall of the same model reuses the index.
 
 Location: ``cache_dir`` if given, else ``$CLINJUDGE_CACHE_DIR/knowledge``, else
 ``~/.cache/clinjudge/knowledge``.
@@ -13,6 +14,7 @@ Location: ``cache_dir`` if given, else ``$CLINJUDGE_CACHE_DIR/knowledge``, else
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -55,6 +57,30 @@ def code_hash() -> str:
         digest.update(path.relative_to(_CODE_DIR).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def content_tree(root: Path, cache_dir: Path | None = None) -> dict[str, str]:
+    """``relative path -> sha256`` (16 hex digits) of the files under ``root`` (or of
+    ``root``): a key that survives a reinstall, which rewrites every file's modification time.
+    Hashes are remembered by (path, size, mtime) in ``file-hashes.json`` of the cache root, so a
+    90 MB model is read once per install, not once per process."""
+    root = Path(root)
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    memo_path = cache_root(cache_dir) / "file-hashes.json"
+    memo = read_json(memo_path) or {}
+    out: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for p in files:
+        st = p.stat()
+        key = f"{p.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+        seen[key] = memo.get(key) or sha256_file(p)[:16]
+        out[p.name if p == root else p.relative_to(root).as_posix()] = seen[key]
+    if any(key not in memo for key in seen):
+        paths = {key.split("|", 1)[0] for key in seen}
+        kept = {k: v for k, v in memo.items() if k.split("|", 1)[0] not in paths}  # old stats go
+        with contextlib.suppress(OSError):  # a read-only cache: the right key, just slower
+            write_json(memo_path, {**kept, **seen})
+    return out
 
 
 def fingerprint_tree(root: Path) -> dict[str, list[int]]:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from clinjudge.knowledge.cache import fingerprint_tree, package_versions, write_json
+from clinjudge.knowledge.cache import content_tree, package_versions, write_json
 from clinjudge.knowledge.concept import Concept
 from clinjudge.knowledge.normalize import key
 
@@ -111,7 +111,7 @@ def index_manifest(texts: list[str], owners: list[list[str]], model: str) -> dic
         "surfaces": surfaces_digest(texts, owners),
         "count": len(texts),
         "model": model,
-        "model_files": fingerprint_tree(path) if path.exists() else {},
+        "model_files": content_tree(path) if path.exists() else {},
         "selection": SELECTION_VERSION,
         "packages": package_versions(["faiss-cpu", "sentence-transformers", "torch"]),
     }
