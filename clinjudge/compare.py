@@ -21,7 +21,7 @@ from clinjudge.datasets.items import Dataset
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
-from clinjudge.run_dir import RunDir, check_sources, run_judges
+from clinjudge.run_dir import judge_dataset
 
 
 @dataclass
@@ -41,12 +41,10 @@ async def run_compare(
 ) -> CompareResult:
     """Run every judge over the dataset (resumably, :func:`clinjudge.run_dir.run_judges`) and
     write the report files."""
-    check_sources(dataset, judges)
-    run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
-    runs = await run_judges(
-        dataset.items,
+    runs = await judge_dataset(
+        dataset,
         judges,
-        run_dir,
+        out_dir,
         concurrency=concurrency,
         progress=progress,
         retry_failed=retry_failed,

@@ -36,7 +36,7 @@ from clinjudge.meta_eval_scores import (
     score_pair,
     summarize_scores,
 )
-from clinjudge.run_dir import RunDir, check_sources, run_judges
+from clinjudge.run_dir import judge_dataset
 from clinjudge.runner import read_completed
 
 
@@ -125,12 +125,10 @@ async def run_meta_eval(
 
     out_dir = Path(out_dir)
     dataset = pairs_dataset(pairs_path, pairs)
-    check_sources(dataset, judges)
-    run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
-    runs = await run_judges(
-        dataset.items,
+    runs = await judge_dataset(
+        dataset,
         judges,
-        run_dir,
+        out_dir,
         concurrency=concurrency,
         progress=progress,
         retry_failed=retry_failed,

@@ -152,3 +152,14 @@ async def run_judges(
         if shares and given is None:
             given = {row["id"]: row["claims"] for row in result.rows if "claims" in row}
     return runs
+
+
+async def judge_dataset(
+    dataset: Dataset, judges: dict[str, Evaluator], out_dir: Path, **options: Any
+) -> dict[str, JudgeRun]:
+    """Every judge over every item of ``dataset`` into the run directory ``out_dir``: sources
+    checked, the directory claimed for this run (:meth:`RunDir.open`), then :func:`run_judges`
+    with ``options`` (``concurrency``, ``progress``, ``wrap``, ``retry_failed``)."""
+    check_sources(dataset, judges)
+    run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
+    return await run_judges(dataset.items, judges, run_dir, **options)
