@@ -64,13 +64,15 @@ def test_index_is_reused_from_the_cache(small, encoder, monkeypatch):
     )
 
 
-def test_changed_input_rebuilds_lexicon_and_index(tmp_path, encoder, monkeypatch):
+def test_changed_input_rebuilds_lexicon_and_index(tmp_path, encoder, monkeypatch, capsys):
     vocab = tmp_path / "vocab.ttl"
     shutil.copy(FIXTURES / "extra_vocab.ttl", vocab)
     cache = tmp_path / "cache"
     first = KnowledgeBase.load(cache, sources=("curated",), extra=[vocab])
     first.index(encoder=encoder)
     assert first.index_rebuilt
+    said = capsys.readouterr().err
+    assert "building the knowledge index (" in said and "knowledge index built in" in said
     assert first.lookup("wobbly pyrexia")[0].id == "ex:wobbleFever"
     assert first.lookup("wobbly pyrexia")[0].source == "vocab"
 

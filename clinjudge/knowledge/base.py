@@ -13,7 +13,9 @@ from __future__ import annotations
 import itertools
 import logging
 import shutil
+import sys
 import threading
+import time
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -229,10 +231,20 @@ class KnowledgeBase:
             if cache.read_json(directory / ConceptIndex.MANIFEST_FILE) == manifest:
                 self._index = ConceptIndex.load(directory, self.model)
             else:
-                log.info("building the knowledge index with %s", self.model)
                 texts, owners = self._surfaces or ([], [])
-                self._index = ConceptIndex.build(texts, owners, self.model, encoder)
+                print(
+                    f"clinjudge: building the knowledge index ({len(texts):,} terms, "
+                    f"{self.model}), once per model and vocabulary …",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                started = time.perf_counter()
+                self._index = ConceptIndex.build(
+                    texts, owners, self.model, encoder, progress=sys.stderr.isatty()
+                )
                 self.index_rebuilt = True
+                seconds = time.perf_counter() - started
+                print(f"clinjudge: knowledge index built in {seconds:.0f} s", file=sys.stderr)
                 try:
                     self._index.save(directory, manifest)
                 except OSError as exc:

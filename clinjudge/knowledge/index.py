@@ -164,13 +164,16 @@ class ConceptIndex:
             self._encoder = load_encoder(self.model)
         return self._encoder
 
-    def embed(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+    def embed(
+        self, texts: Sequence[str], batch_size: int = 256, *, progress: bool = False
+    ) -> np.ndarray:
+        """Unit-length embeddings; ``progress`` shows the encoder's bar (with its estimate)."""
         vectors = self.encoder.encode(
             list(texts),
             batch_size=batch_size,
             normalize_embeddings=True,
             convert_to_numpy=True,
-            show_progress_bar=False,
+            show_progress_bar=progress,
         )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
@@ -181,13 +184,17 @@ class ConceptIndex:
         owners: list[list[str]],
         model: str = DEFAULT_MODEL,
         encoder: Any = None,
+        *,
+        progress: bool = False,
     ) -> ConceptIndex:
-        """Embed ``texts`` (see :func:`select_surfaces`) into a flat inner-product index."""
+        """Embed ``texts`` (see :func:`select_surfaces`) into a flat inner-product index;
+        ``progress`` shows a progress bar with an estimate while embedding."""
         import faiss
 
         index = cls(None, texts, owners, model)
         index._encoder = encoder
-        vectors = index.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        empty = np.zeros((0, 1), dtype=np.float32)
+        vectors = index.embed(texts, progress=progress) if texts else empty
         flat = faiss.IndexFlatIP(vectors.shape[1])
         if len(texts):
             flat.add(vectors)
