@@ -15,6 +15,14 @@ from typing import Annotated
 
 import typer
 
+from clinjudge.cli.common import (
+    check_choice,
+    one_line_errors,
+    prompt_overrides,
+    read_text_file,
+    stdout,
+)
+
 BackendOpt = Annotated[
     str,
     typer.Option(
@@ -59,13 +67,6 @@ def cef(
     words(D)); overall = mean(coverage, conformity, consistency, harmonic mean of coverage and
     conciseness) — for notes, the mean of the first three.
     """
-    from clinjudge.cli.common import (
-        check_choice,
-        one_line_errors,
-        prompt_overrides,
-        read_text_file,
-    )
-
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(task, ("summary", "note"), "--task")
@@ -103,7 +104,6 @@ def print_result(row: dict) -> None:
     from rich.table import Table
 
     from clinjudge.cef.result import CefResult
-    from clinjudge.cli.common import stdout
 
     result = CefResult.model_validate(row)
     table = Table(title=f"CEF ({result.backend}, task {result.task})", header_style="bold")

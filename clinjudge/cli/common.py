@@ -190,3 +190,32 @@ def progress_bars():
 
     with bars:
         yield start
+
+
+def run_concurrency(evaluators: dict, concurrency: int) -> int:
+    """Items judged at once: ``concurrency`` when a judge calls a model, else 1 (offline
+    judging is CPU-bound: one item at a time is fastest)."""
+    return 1 if all(e.usage() is None for e in evaluators.values()) else concurrency
+
+
+def print_run_failures(report: dict) -> None:
+    """On stderr: items whose judge raised, units that failed grouped by reason (excluded
+    from the numbers), and the items the next run judges again."""
+    for name, failed in report.get("failed_items", {}).items():
+        stderr.print(f"[yellow]{name}: {len(failed)} items failed and will be retried on re-run")
+    failures = report.get("failures", {})
+    for name, summary in failures.items():
+        again = len(report.get("items_to_retry", {}).get(name, []))
+        stderr.print(
+            f"[yellow]{name}: {summary['units']} units of {summary['items']} items failed, "
+            f"excluded from its numbers"
+            + (f"; {again} items are judged again by the next run" if again else "")
+        )
+        for group in summary["by_reason"][:5]:
+            stderr.print(f"[yellow]  {group['count']} × {group['kind']}: {group['reason']}")
+    for name, ids in report.get("items_to_retry", {}).items():
+        if name not in failures:
+            stderr.print(
+                f"[yellow]{name}: {len(ids)} items lost calls or replies (excluded where "
+                "unjudged); the next run judges them again"
+            )

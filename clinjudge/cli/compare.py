@@ -18,8 +18,9 @@ from clinjudge.cli.common import (
     build_judges,
     check_choice,
     one_line_errors,
+    print_run_failures,
     progress_bars,
-    stderr,
+    run_concurrency,
     stdout,
 )
 from clinjudge.evaluators.registry import judges_help
@@ -81,14 +82,12 @@ def compare(
             note_column=text_column,
             id_column=id_column,
         )
-        if all(e.usage() is None for e in evaluators.values()):
-            concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
         with progress_bars() as progress:
             result = run_compare_sync(
                 data,
                 evaluators,
                 out,
-                concurrency=concurrency,
+                concurrency=run_concurrency(evaluators, concurrency),
                 progress=progress,
                 retry_failed=retry_failed,
             )
@@ -156,12 +155,9 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                     str(h.get("n", "n/a")),
                 )
         stdout.print(table)
-        stdout.print(
-            "n: what the number is over (CEF: items whose score is defined; fact-checking: "
-            "rated relevant claims). CEF scores are 0–100, higher is better, bootstrap CI over "
-            "items; fact-check rates are pooled over claims with a Wilson CI. Exclusions: "
-            "report.json."
-        )
+        kinds = {j.get("kind") for j in others.values()}
+        said = [line for kind, line in WHAT_N_IS.items() if kind in kinds]
+        stdout.print("n: what the number is over. " + " ".join(said) + " Exclusions: report.json.")
     for pair in report["paired"]:
         if pair["mean_rate_difference"] is not None:
             lo, hi = pair["ci95"]
@@ -170,18 +166,18 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                 f"(95% CI {lo:+.1%} to {hi:+.1%}, {pair['n_notes']} notes); "
                 f"{len(report['flips'])} claims flip between judges"
             )
-    for name, failures in report.get("failed_items", {}).items():
-        stderr.print(f"[yellow]{name}: {len(failures)} items failed and will be retried on re-run")
-    for name, summary in report.get("failures", {}).items():
-        again = len(report.get("items_to_retry", {}).get(name, []))
-        stderr.print(
-            f"[yellow]{name}: {summary['units']} units of {summary['items']} items failed, "
-            f"excluded from its numbers"
-            + (f"; {again} items are judged again by the next run" if again else "")
-        )
-        for group in summary["by_reason"][:5]:
-            stderr.print(f"[yellow]  {group['count']} × {group['kind']}: {group['reason']}")
+    print_run_failures(report)
     stdout.print("wrote " + ", ".join(str(f) for f in files))
+
+
+#: Per judge kind: what its headline numbers are over, and their intervals.
+WHAT_N_IS = {
+    "cef": "CEF: items whose score is defined; scores 0–100, higher is better, bootstrap CI "
+    "over items.",
+    "factcheck": "Fact-checking: rated relevant claims; rates pooled over claims, Wilson CI.",
+    "numeric": "Numeric: answers judged (a failed judge call is excluded); accuracy = correct "
+    "within 5% of the truth (continuous) or exactly (integer, date), Wilson CI.",
+}
 
 
 def _metric(name: str, value: float | None) -> str:

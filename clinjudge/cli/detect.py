@@ -19,6 +19,15 @@ from typing import Annotated, Any
 
 import typer
 
+from clinjudge.cli.common import (
+    UsageError,
+    check_choice,
+    one_line_errors,
+    progress_bars,
+    stderr,
+    stdout,
+)
+
 RUN_FILE = "run.json"
 PREDICTIONS_FILE = "predictions.jsonl"
 #: Fields of run.json that must agree before a directory's predictions are resumed.
@@ -71,14 +80,6 @@ def detect(
     Writes DIR/predictions.jsonl (one line per note: pair id, member, raw answer, parsed fields)
     and DIR/run.json. Re-run the same command to resume.
     """
-    from clinjudge.cli.common import (
-        UsageError,
-        check_choice,
-        one_line_errors,
-        progress_bars,
-        stderr,
-    )
-
     with one_line_errors():
         check_choice(prompt, ("neutral", "conservative"), "--prompt")
         check_choice(decoding, ("greedy", "sampling"), "--decoding")
@@ -196,8 +197,6 @@ def pairs(
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.", min=100)] = 2000,
 ) -> None:
     """Pointwise metrics, Both-Correct Rate, independence ratio and ECA of a detect run."""
-    from clinjudge.cli.common import UsageError, one_line_errors, stdout
-
     with one_line_errors():
         if not predictions.is_file():
             raise UsageError(f"predictions file not found: {predictions}")
@@ -241,7 +240,6 @@ def gate(
     """Release gates on the report's 95% bounds: exit 0 when all pass, 1 when any fails."""
     from rich.table import Table
 
-    from clinjudge.cli.common import UsageError, one_line_errors, stdout
     from clinjudge.gates import evaluate_gates, load_gates
 
     with one_line_errors():

@@ -16,6 +16,15 @@ from typing import Annotated
 
 import typer
 
+from clinjudge.cli.common import (
+    UsageError,
+    check_choice,
+    one_line_errors,
+    prompt_overrides,
+    read_text_file,
+    stdout,
+)
+
 JSON_KEYS = ("claims", "unsupported_rate", "ci95", "checkable_rate")
 
 
@@ -56,14 +65,6 @@ def factcheck(
 ) -> None:
     """Decompose an answer into claims, search evidence for each relevant one and rate it from
     the evidence alone; print the claims and the unsupported-claim rate with its 95% interval."""
-    from clinjudge.cli.common import (
-        UsageError,
-        check_choice,
-        one_line_errors,
-        prompt_overrides,
-        read_text_file,
-    )
-
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         if corpus is not None and search is not None:
@@ -100,7 +101,6 @@ def factcheck(
 def print_result(data: dict) -> None:
     from rich.table import Table
 
-    from clinjudge.cli.common import stdout
     from clinjudge.report.formatting import truncate
 
     table = Table(title=f"fact-check ({data['backend']}, search: {data['search']})")

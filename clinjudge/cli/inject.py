@@ -16,6 +16,15 @@ from typing import Annotated, Any
 
 import typer
 
+from clinjudge.cli.common import (
+    check_choice,
+    one_line_errors,
+    progress_bars,
+    prompt_overrides,
+    stderr,
+    stdout,
+)
+
 
 def inject(
     dataset: Annotated[
@@ -71,8 +80,6 @@ def inject(
     injected), and an edit failing the shape check or the validator is regenerated once, then
     discarded with its reason. Pair ids are `<item id>:<type>`. Re-run the same command to resume.
     """
-    from clinjudge.cli.common import check_choice, one_line_errors, progress_bars, prompt_overrides
-
     with one_line_errors():
         check_choice(backend, ("offline", "llm"), "--backend")
         from clinjudge.datasets import load_items
@@ -121,8 +128,6 @@ OFFLINE_COLUMNS = ("attempted", "not_applicable", "shape_rejected", "accepted")
 def print_acceptance(stats: dict[str, Any], files: Any) -> None:
     """The acceptance table (rich) and the files written."""
     from rich.table import Table
-
-    from clinjudge.cli.common import stderr, stdout
 
     columns = (
         ("attempted", "attempted"),

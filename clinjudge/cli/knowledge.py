@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from clinjudge.cli.common import UsageError, one_line_errors
 from clinjudge.knowledge.base import KnowledgeBase
 
 knowledge_app = typer.Typer(
@@ -45,8 +46,6 @@ def _load(
     snomed: Path | None,
     sources: str | None = None,
 ) -> KnowledgeBase:
-    from clinjudge.cli.common import one_line_errors
-
     names = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
     with one_line_errors():
         kb = KnowledgeBase.load(cache_dir, extra=extra or [], snomed=snomed, sources=names)
@@ -84,8 +83,6 @@ def search(
     sources: SourcesOption = None,
 ) -> None:
     """Hybrid (exact + semantic) concept search."""
-    from clinjudge.cli.common import UsageError, one_line_errors
-
     with one_line_errors():
         if not text.strip():
             raise UsageError("the search text is empty")

@@ -21,6 +21,13 @@ from clinjudge.cli.common import (
     OptionOpt,
     PromptOpt,
     RetryOpt,
+    build_judges,
+    check_choice,
+    one_line_errors,
+    print_run_failures,
+    progress_bars,
+    run_concurrency,
+    stdout,
 )
 from clinjudge.evaluators.registry import judges_help
 
@@ -52,15 +59,6 @@ def meta_eval(
     flags at the change, detected / false flag), `runs/<judge>.jsonl` and detection.png,
     false_flags.png, auroc.png.
     """
-    from clinjudge.cli.common import (
-        build_judges,
-        check_choice,
-        one_line_errors,
-        progress_bars,
-        stderr,
-        stdout,
-    )
-
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
@@ -71,26 +69,18 @@ def meta_eval(
         evaluators = build_judges(
             judge, backend=backend, prompt=prompt, claims=claims, option=option
         )
-        if all(e.usage() is None for e in evaluators.values()):
-            concurrency = 1  # offline judging is CPU-bound: one item at a time is fastest
         with progress_bars() as progress:
             result = run_meta_eval_sync(
                 pairs,
                 records,
                 evaluators,
                 out,
-                concurrency=concurrency,
+                concurrency=run_concurrency(evaluators, concurrency),
                 progress=progress,
                 retry_failed=retry_failed,
             )
     print_meta_eval_table(result.report, stdout)
-    for name, failures in result.report.get("failed_items", {}).items():
-        stderr.print(f"[yellow]{name}: {len(failures)} items failed and will be retried on re-run")
-    for name, ids in result.report.get("items_to_retry", {}).items():
-        stderr.print(
-            f"[yellow]{name}: {len(ids)} items lost calls or replies (excluded where unjudged); "
-            "the next run judges them again"
-        )
+    print_run_failures(result.report)
     stdout.print("wrote " + ", ".join(str(f) for f in result.files))
 
 
