@@ -71,10 +71,12 @@ class RunDir:
 
 
 def check_sources(dataset: Dataset, judges: dict[str, Evaluator]) -> None:
-    """Judges that read a source text need every item to have one.
+    """Judges that read a source text need every item to have one, and a judge with a
+    ``missing(item)`` (what the item lacks for it, or ``None``) needs it to say nothing — bad
+    input is refused before anything is judged.
 
     Raises:
-        ConfigError: naming the first item without one and a judge that needs it.
+        ConfigError: naming the first item that lacks something and the judge that needs it.
     """
     needing = [name for name, judge in judges.items() if judge.needs_source]
     missing = next((item.id for item in dataset.items if not item.transcript.strip()), None)
@@ -83,6 +85,13 @@ def check_sources(dataset: Dataset, judges: dict[str, Evaluator]) -> None:
             f"{dataset.path}: item {missing!r} has no source text (transcript/dialogue/source "
             f"column), which judge {needing[0]!r} needs"
         )
+    for name, judge in judges.items():
+        lacks = getattr(judge, "missing", None)
+        for item in dataset.items if lacks else ():
+            if (what := lacks(item)) is not None:
+                raise ConfigError(
+                    f"{dataset.path}: item {item.id!r} has no {what}, which judge {name!r} needs"
+                )
 
 
 @dataclass

@@ -167,3 +167,12 @@ def test_llm_path_reads_the_value_and_records_an_unparsable_reply(openai_stub):
     assert (accuracy["value"], accuracy["n"]) == (1.0, 1)
     assert summary["excluded"] == 1 and len(openai_stub.requests) == 3
     assert judge.provenance()["prompts"][0]["name"] == "numeric.final_answer"
+
+
+def test_a_dataset_without_truth_is_refused_before_anything_is_judged(tmp_path):
+    path = tmp_path / "answers.jsonl"
+    path.write_text(json.dumps({"id": "a", "answer": "The score is 3."}) + "\n")
+    data = load_items(path, require_source=False)
+    with pytest.raises(ConfigError, match="item 'a' has no truth .* which judge 'numeric' needs"):
+        run_compare_sync(data, {"numeric": numeric()}, tmp_path / "out", concurrency=1)
+    assert not (tmp_path / "out").exists()

@@ -55,9 +55,10 @@ class NumericEvaluator(BaseEvaluator):
         from clinjudge.errors import ConfigError
         from clinjudge.judges.numeric_answer import target_kind
 
-        truth = str(_field(item, "truth") or "").strip()
-        if not truth:
-            raise ConfigError(f"item {item.id}: the numeric judge needs a 'truth' column")
+        if self.missing(item) is not None:
+            names = ", ".join(COLUMNS["truth"])
+            raise ConfigError(f"item {item.id}: the numeric judge needs a 'truth' column ({names})")
+        truth = str(_field(item, "truth")).strip()
         output_type = str(_field(item, "output_type") or "").lower() or None
         kind = target_kind(truth, output_type)
         continuous = kind == "number" and (
@@ -73,6 +74,12 @@ class NumericEvaluator(BaseEvaluator):
         }
         final = await self._graph.ainvoke(state, context=self._context)
         return {**final["row"], "retry": bool(final["row"]["failure"])}
+
+    def missing(self, item: Item) -> str | None:
+        """What the item lacks to be judged: its truth."""
+        if str(_field(item, "truth") or "").strip():
+            return None
+        return f"truth (a {', '.join(COLUMNS['truth'])} column)"
 
     def score(self, row: dict[str, Any]) -> float | None:
         return None if row["correct"] is None else float(row["correct"])
