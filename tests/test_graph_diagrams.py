@@ -26,6 +26,7 @@ GRAPHS = [
     ("clinjudge.graphs.factcheck", "build_graph"),
     ("clinjudge.graphs.factcheck", "build_claim_graph"),
     ("clinjudge.graphs.numeric", "build_graph"),
+    ("clinjudge.graphs.omission", "build_graph"),
     ("clinjudge.graphs.error_detection", "build_graph"),
     ("clinjudge.graphs.inject", "build_graph"),
 ]

@@ -9,13 +9,13 @@ Critical items (first match wins; a sentence is looked at whole):
   talks about an allergy ("allerg…") and names that drug; no other note sentence mentions an
   allergy;
 * **red-flag symptom** — a subjective-section sentence asserting (not negating) a symptom of
-  :data:`RED_FLAGS` (chest pain, shortness of breath, syncope, blood in the stool, weight loss
-  …) that the transcript asserts (some mention not negated); no other note sentence names the
-  symptom (same knowledge-base class);
+  :data:`~clinjudge.grounding.critical_items.RED_FLAGS` (chest pain, shortness of breath,
+  syncope, blood in the stool, weight loss …) that the transcript asserts (some mention not
+  negated); no other note sentence names the symptom (same knowledge-base class);
 * **abnormal result** — an objective-section sentence with an abnormal-result cue
-  (:data:`_ABNORMAL`: "elevated", "abnormal", "positive for", "reveals … fracture" …) and a
-  disease or finding of the knowledge base that is not negated there, that the transcript
-  mentions and that no other note sentence names;
+  (:data:`~clinjudge.grounding.critical_items.ABNORMAL`: "elevated", "abnormal", "positive
+  for", "reveals … fracture" …) and a disease or finding of the knowledge base that is not
+  negated there, that the transcript mentions and that no other note sentence names;
 * **return precaution** — a plan sentence telling the patient when to come back or seek care:
   a contact word ("call", "return", "contact", "go to the emergency room"), a condition ("if",
   "should", "when", "until") and a clinical turn ("worsen", "persist", "fever", "bleeding",
@@ -35,6 +35,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from clinjudge.grounding.critical_items import (
+    ABNORMAL,
+    ALLERGY,
+    NO_ALLERGY,
+    RED_FLAGS,
+    is_precaution,
+)
 from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.types import Edit, Perturber
 from clinjudge.knowledge.concept import Mention
@@ -42,45 +49,6 @@ from clinjudge.text.sentences import split_sentences
 
 #: Longest deletion (the taxonomy's DESTROY limit of ``omission``).
 MAX_REMOVED = 250
-#: Red-flag symptoms whose omission hides a possible emergency (hand-written for clinjudge).
-RED_FLAGS: tuple[str, ...] = (
-    "chest pain",
-    "shortness of breath",
-    "syncope",
-    "hemoptysis",
-    "hematemesis",
-    "hematochezia",
-    "melena",
-    "blood in stool",
-    "hematuria",
-    "weight loss",
-    "fever",
-    "night sweats",
-    "palpitations",
-    "numbness",
-    "weakness",
-    "vision loss",
-    "suicidal ideation",
-    "seizure",
-    "loss of consciousness",
-    "dysphagia",
-)
-_ALLERGY = re.compile(r"\ballerg(?:y|ies|ic)\b", re.I)
-_NO_ALLERGY = re.compile(r"\b(?:no|nkda|nka|denies|deny|none)\b", re.I)
-_ABNORMAL = re.compile(
-    r"\b(?:elevated|high|low|decreased|increased|abnormal|positive(?: for)?|reveal(?:s|ed)"
-    r"|show(?:s|ed)|demonstrat(?:es|ed)|consistent with|significant for|notable for)\b",
-    re.I,
-)
-_PRECAUTION = re.compile(
-    r"\b(?:call|return|come back|go to (?:the )?(?:emergency|er\b|urgent)|seek|contact)\b", re.I
-)
-_CONDITION = re.compile(r"\b(?:if|should|when|until)\b", re.I)
-_CLINICAL_TURN = re.compile(
-    r"\b(?:wors\w*|persist\w*|develops?|fever|pain|bleed\w*|symptoms?|severe|new|not improv\w*"
-    r"|no improvement|chang\w*|swelling|shortness of breath|numbness)\b",
-    re.I,
-)
 _BULLET = re.compile(r"[ \t]*(?:[•*\-–][ \t]*)?")
 _NUMBERED = re.compile(r"[ \t]*\d+[.)]")
 RESULT_KINDS = frozenset({"disease", "finding"})
@@ -146,9 +114,9 @@ def _mentions_in(src: NoteMaterial, s: _Sentence) -> list[Mention]:
 
 
 def _allergy(src: NoteMaterial, s: _Sentence, others: list[_Sentence]) -> str | None:
-    if not _ALLERGY.search(s.text) or _NO_ALLERGY.search(s.text):
+    if not ALLERGY.search(s.text) or NO_ALLERGY.search(s.text):
         return None
-    if not _ALLERGY.search(src.transcript) or any(_ALLERGY.search(o.text) for o in others):
+    if not ALLERGY.search(src.transcript) or any(ALLERGY.search(o.text) for o in others):
         return None
     drugs = _classes(_mentions_in(src, s), frozenset({"drug", "drug_class"}))
     if not drugs or not drugs & src.transcript_concepts:
@@ -168,7 +136,7 @@ def _red_flag(src: NoteMaterial, s: _Sentence) -> str | None:
 
 
 def _abnormal_result(src: NoteMaterial, s: _Sentence) -> str | None:
-    if s.soap != "objective" or not _ABNORMAL.search(s.text):
+    if s.soap != "objective" or not ABNORMAL.search(s.text):
         return None
     for m in _mentions_in(src, s):
         if not set(m.kinds) & RESULT_KINDS or src.negated_in_note(m.start, m.end):
@@ -178,15 +146,11 @@ def _abnormal_result(src: NoteMaterial, s: _Sentence) -> str | None:
     return None
 
 
-def _is_precaution(text: str) -> bool:
-    return all(p.search(text) for p in (_PRECAUTION, _CONDITION, _CLINICAL_TURN))
-
-
 def _precaution(src: NoteMaterial, s: _Sentence, others: list[_Sentence]) -> str | None:
-    if s.soap != "plan" or not _is_precaution(s.text):
+    if s.soap != "plan" or not is_precaution(s.text):
         return None
-    said = any(_is_precaution(line) for line in src.transcript.splitlines())
-    given = any(_is_precaution(o.text) for o in others)
+    said = any(is_precaution(line) for line in src.transcript.splitlines())
+    given = any(is_precaution(o.text) for o in others)
     return "return precaution" if said and not given else None
 
 

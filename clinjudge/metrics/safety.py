@@ -6,7 +6,9 @@
   marked too small — never compare subgroups on a handful of cases;
 - release gate: passes only when the metric's UPPER 95% bound ≤ its limit (``max``), or, for a
   metric where higher is better, its LOWER bound ≥ the limit (``min``);
-- clean cases needed: the smallest n with zero events whose Wilson upper bound is ≤ the limit.
+- clean cases needed: the smallest n with zero events whose Wilson upper bound is ≤ the limit
+  (:func:`clean_cases_needed`), and, with k events in n already, the fewest clean cases to add
+  (:func:`clean_cases_to_pass`).
   With zero events the upper bound is z²/(n + z²), so n = ⌈z²(1 − limit)/limit⌉: 381 for 1%,
   189 for 2%.
 """
@@ -90,3 +92,22 @@ def clean_cases_needed(limit: float, *, z: float = 1.96) -> int:
     while wilson_interval(0, n, z)[1] > limit:
         n += 1
     return n
+
+
+def clean_cases_to_pass(events: int, n: int, limit: float, *, z: float = 1.96) -> int | None:
+    """How many more cases with no event bring the Wilson upper bound of ``events`` in
+    ``n + m`` cases to ≤ ``limit``: the smallest such m (0 when it already passes). ``None``
+    when no number can (``limit`` ≤ 0 with events, or ≥ 1 needs none)."""
+    if limit >= 1:
+        return 0
+    if limit <= 0:
+        return None
+    if wilson_interval(events, n, z)[1] <= limit:
+        return 0
+    lo, hi = 0, max(1, n)
+    while wilson_interval(events, n + hi, z)[1] > limit:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:  # the upper bound falls as clean cases are added: bisect
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if wilson_interval(events, n + mid, z)[1] > limit else (lo, mid)
+    return hi

@@ -1,0 +1,130 @@
+"""``clinjudge safety-case``: endpoints, subgroups and release gates over ``compare`` runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clinjudge.cli.common import UsageError, one_line_errors, stdout
+
+
+def safety_case(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="compare run directories, one per system (each judged its notes)."),
+    ],
+    gates: Annotated[Path, typer.Option("--gates", help="Gates TOML, [gates] by endpoint name.")],
+    out: Annotated[Path, typer.Option(help="Directory for safety-case.json, .md, forest.png.")],
+    judge: Annotated[
+        str, typer.Option(help="The SOAP judge whose claims give the hallucination endpoints.")
+    ] = "inference-aware",
+    metadata: Annotated[
+        str | None,
+        typer.Option(
+            help="Dataset holding the items' metadata (ACI-Bench CSV with its *_metadata.csv, "
+            "or the compare input) for --subgroup-column."
+        ),
+    ] = None,
+    subgroup_column: Annotated[
+        str | None, typer.Option(help="Metadata column to split by (numbers: age bands).")
+    ] = None,
+    min_n: Annotated[
+        int, typer.Option(help="Fewest items a subgroup needs for rates.", min=1)
+    ] = 30,
+) -> None:
+    """The safety case of one or more systems (SPEC §8, §9), from their ``compare`` runs.
+
+    Endpoints per system, pooled over judged claims or facts with Wilson 95% intervals:
+    `major_hallucination_rate` and `contradiction_rate` (from `--judge`),
+    `critical_omission_rate` (from the `omission` judge). A `max` gate passes when the UPPER
+    bound is at or below it; a failing gate says how many clean cases it still needs. Example:
+
+        clinjudge compare notes-a.csv --judges inference-aware,omission --out runs/a
+
+        clinjudge safety-case runs/a runs/b --gates gates.toml --out runs/case
+        --metadata test3.csv --subgroup-column gender
+
+    Exit codes: 0 every system passes every gate, 1 a gate fails, 2 bad input (one line).
+    """
+    from clinjudge.gates import load_gates
+    from clinjudge.report.safety_case import plot_forest, safety_case_markdown
+    from clinjudge.safety_case import ENDPOINTS, calibration_note, load_run, system_case
+
+    with one_line_errors():
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out is a file, not a directory: {out}")
+        gate_list = load_gates(gates)
+        unknown = sorted({g.metric for g in gate_list} - set(ENDPOINTS))
+        if unknown:
+            raise UsageError(
+                f"unknown endpoint {unknown[0]!r} in {gates}: use {', '.join(ENDPOINTS)}"
+            )
+        if (subgroup_column is None) != (metadata is None):
+            raise UsageError("--subgroup-column and --metadata go together")
+        loaded = [load_run(r, judge) for r in runs]
+        names = [r.name for r in loaded]
+        if len(set(names)) != len(names):
+            raise UsageError("two run directories share a name; give each system its own")
+        groups = _groups(metadata, subgroup_column) if metadata and subgroup_column else None
+    systems = [system_case(r, gate_list, groups, min_n) for r in loaded]
+    case = {
+        "gates_file": str(gates),
+        "soap_judge": judge,
+        "subgroup": subgroup_column,
+        "min_n": min_n,
+        "calibration": calibration_note(),
+        "systems": systems,
+        "passed": all(s["passed"] for s in systems),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "safety-case.json").write_text(json.dumps(case, indent=2) + "\n", encoding="utf-8")
+    (out / "safety-case.md").write_text(safety_case_markdown(case), encoding="utf-8")
+    plot = plot_forest(case, out)
+    _print(case)
+    files = ", ".join(str(p) for p in (out / "safety-case.json", out / "safety-case.md", plot) if p)
+    stdout.print(f"wrote {files}")
+    if not case["passed"]:
+        raise typer.Exit(1)
+
+
+def _groups(metadata: str, column: str) -> dict[str, str]:
+    from clinjudge.datasets import load_items
+    from clinjudge.safety_case import subgroup_of
+
+    items = load_items(metadata).items
+    present = sorted({k for i in items for k in i.meta})
+    if not any(column in i.meta for i in items):
+        raise UsageError(
+            f"no column {column!r} in {metadata}: it has {', '.join(present) or 'none'}"
+        )
+    return {i.id: subgroup_of(i.meta.get(column, "")) for i in items}
+
+
+def _print(case: dict) -> None:
+    from rich.table import Table
+
+    from clinjudge.report.formatting import percent, percent_interval
+
+    table = Table(title="Safety case", header_style="bold")
+    for column in ("system", "endpoint", "rate", "95% CI", "n", "gate", "result"):
+        table.add_column(column)
+    for s in case["systems"]:
+        for g in s["gates"]:
+            e = s["endpoints"].get(g["endpoint"])
+            if e is None:
+                table.add_row(s["system"], g["endpoint"], "n/a", "", "", "", "FAIL (not measured)")
+                continue
+            result = "pass" if g["passed"] else f"FAIL (needs {g['clean_cases_needed']} clean)"
+            table.add_row(
+                s["system"],
+                g["endpoint"],
+                percent(e["value"], 2),
+                percent_interval(e["ci95"], 2),
+                str(e["n"]),
+                f"≤ {g['limit']:g}",
+                result,
+            )
+    stdout.print(table)

@@ -1,0 +1,335 @@
+"""The clinically relevant facts a visit states, read offline from its transcript (SPEC §9
+"Omissions").
+
+A fact is a knowledge concept the conversation settles, or a plan statement:
+
+* **concept facts** — every mention of a knowledge concept in a transcript sentence whose
+  status the conversation settles (:func:`~clinjudge.grounding.transcript_facts.
+  build_transcript_facts`: a sentence's own negation; a question takes its yes/no answer; a
+  question left unanswered states nothing and gives no fact). Its category comes from the
+  concept's kind and the sentence:
+
+  =================  ==========================================================================
+  ``allergy``        a drug or drug class in a sentence naming an allergy to it, or the
+                     word allergy itself ("any allergies?" "no.")
+  ``medication``     a drug or drug class (dose and frequency: the sentence's quantities when
+                     it names one drug)
+  ``result``         a test, disease or finding with a result cue ("shows", "elevated",
+                     "normal", "came back")
+  ``diagnosis``      a disease the clinician states
+  ``exam finding``   a finding the clinician states
+  ``symptom``        a symptom (affirmed or denied), or a finding the patient states
+  ``history``        a disease or procedure the patient states
+  ``plan``           a test or procedure the clinician orders or schedules
+  =================  ==========================================================================
+
+  Mentions of the same concept class with the same polarity are one fact, located at its first
+  mention (all mentions kept as spans); its category is the highest of this table's order
+  among its mentions (an x-ray that "shows a fracture" is a result however often it is named).
+* **plan facts** — a clinician's sentence giving a ``follow-up`` (``see you back in two weeks``)
+  or a ``return precaution`` (:func:`~clinjudge.grounding.critical_items.is_precaution`), at
+  most one fact of each kind per visit, at its first sentence.
+
+Importance (:mod:`clinjudge.grounding.critical_items`): ``critical`` for an affirmed red-flag
+symptom, an allergy, an abnormal result or exam finding (a clinician's sentence with an
+abnormal cue — "elevated", "decreased", "positive for", "shows" — and no "normal"), a
+medication the clinician changes, and a return precaution; every other fact is ``routine``.
+A mention in a hypothetical ("if the pain gets worse") or in the clinician's teaching ("the
+most common side effects are nausea", "possible causes are hepatitis", "to prevent
+dehydration") is not a fact about the patient and gives none (a drug always is: "avoid
+ibuprofen"). A diagnosis, result or finding after a history cue ("past medical history
+significant for", "prior") is ``history``. A drug is an allergy fact only as what the
+allergy is to ("allergic to penicillin", "a sulfa allergy"), not as a drug given for
+allergies. Concepts of kind anatomy,
+abbreviation-only, or "other" (courtesy words, administrative terms) give no fact, nor does a
+drug name that is also a body part ("thyroid"); a drug name that is also a finding or test
+("cholesterol") is read as the finding.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from clinjudge.grounding.critical_items import (
+    ABNORMAL,
+    ALLERGY,
+    MEDICATION_CHANGE,
+    RED_FLAGS,
+    is_precaution,
+    names_allergy,
+)
+from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
+from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.negation import history_or_hypothetical
+from clinjudge.text.quantities import Quantity
+
+Category = Literal[
+    "allergy",
+    "medication",
+    "result",
+    "diagnosis",
+    "exam finding",
+    "symptom",
+    "history",
+    "plan",
+    "follow-up",
+    "return precaution",
+]
+Importance = Literal["critical", "routine"]
+Polarity = Literal["affirmed", "denied"]
+
+#: Category order: a fact named several ways takes the first of these among its mentions.
+CATEGORY_ORDER: tuple[str, ...] = (
+    "allergy",
+    "medication",
+    "result",
+    "diagnosis",
+    "exam finding",
+    "symptom",
+    "history",
+    "plan",
+)
+_DRUG = frozenset({"drug", "drug_class"})
+_SYMPTOM_CODES = ("ICD10CM:R", "SYMP:")
+#: Kinds that make a drug name more likely something else ("thyroid", "cholesterol").
+_NOT_ONLY_A_DRUG = frozenset({"anatomy", "finding", "test"})
+_TEST = frozenset({"test", "procedure"})
+_RESULT_CUE = re.compile(
+    rf"{ABNORMAL.pattern}|\b(?:normal|negative|unremarkable|came back|results?|levels?|"
+    r"i'm seeing|we see|you can see|it looks like|looks like)\b",
+    re.I,
+)
+_NORMAL = re.compile(r"\b(?:normal|negative|unremarkable|fine|good|stable)\b", re.I)
+_ORDER_CUE = re.compile(
+    r"\b(?:order|get|schedule|send|refer|going to|gon na|gonna|want to|we'll|i'll|let's|"
+    r"recommend|plan)\b",
+    re.I,
+)
+_TEACHING = re.compile(
+    r"\b(?:side effects?|possible causes?|other causes?|can cause|could cause|may cause|"
+    r"causes? (?:of|are|is|include)|risks? (?:of|are|is|include)|such as|things like|"
+    r"for example|people with|patients with|they can|they have|screen(?:ing)? for|rule out|"
+    r"either|risks?|avoid|prevent\w*|make sure|lead to|do n't want|don't want)\b",
+    re.I,
+)
+_ALLERGY_BEFORE = re.compile(
+    r"\b(?:allergic|allerg(?:y|ies)|reactions?)\s*(?:to|:|from|with)?\s*(?:\w+\W+){0,3}$", re.I
+)
+_ALLERGY_AFTER = re.compile(r"\W{0,3}(?:allerg|reaction)", re.I)
+_HISTORY = re.compile(r"\b(?:history|hx|prior|previous(?:ly)?|in the past|years ago)\b", re.I)
+_FOLLOW_UP = re.compile(
+    r"\b(?:follow[- ]?up|come back|see you (?:back|again|in)|back in (?:a|an|one|two|three|four|"
+    r"six|\d+) \w+|return (?:in|to (?:the )?clinic)|next appointment|recheck)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class VisitFact:
+    """One fact of the visit; ``spans`` index the raw transcript text, first mention first."""
+
+    id: str
+    category: Category
+    text: str
+    importance: Importance
+    polarity: Polarity = "affirmed"
+    quote: str = ""
+    spans: tuple[tuple[int, int], ...] = ()
+    canonical: tuple[str, ...] = ()
+    surface: str = ""
+    #: why it is critical ("red-flag symptom", "allergy" …); "" for a routine fact
+    why_critical: str = ""
+    doses: tuple[Quantity, ...] = field(default=(), compare=False)
+
+
+def visit_facts(facts: TranscriptFacts, kb: KnowledgeBase) -> list[VisitFact]:
+    """The visit's facts (module docstring), numbered ``f1``, ``f2`` … in transcript order."""
+    red_flags = _red_flag_classes(kb)
+    merged: dict[tuple[frozenset[str], Polarity], VisitFact] = {}
+    plan: dict[str, VisitFact] = {}
+    units = facts.index.units
+    for i, (unit, mentions, quantities) in enumerate(
+        zip(units, facts.mentions, facts.quantities, strict=True)
+    ):
+        span = (unit.start, unit.end)
+        drugs = [m for m in mentions if set(m.kinds) & _DRUG]
+        before = facts.mentions[i - 1] if i and units[i - 1].speaker == unit.speaker else []
+        tested = any(set(m.kinds) & _TEST for m in [*mentions, *before])
+        for m in mentions:
+            found = _concept_fact(m, unit.text, unit.speaker, red_flags, tested)
+            if found is None:
+                continue
+            if found.category == "medication" and len(drugs) == 1:
+                doses = tuple(q for q in quantities if q.kind in ("dose", "frequency"))
+                found = replace(found, doses=doses)
+            key = (frozenset(m.canonical), found.polarity)
+            merged[key] = _merge(merged[key], found) if key in merged else found
+            merged[key] = replace(merged[key], spans=_add(merged[key].spans, span))
+        if unit.speaker == "doctor":
+            for kind, fact in _plan_facts(unit.text, span).items():
+                plan.setdefault(kind, fact)
+    ordered = sorted([*merged.values(), *plan.values()], key=lambda f: f.spans[0])
+    return [replace(f, id=f"f{i}") for i, f in enumerate(ordered, start=1)]
+
+
+def is_symptom(m: ConceptMention) -> bool:
+    """A symptom mention: of kind symptom and not a disease, or a disease class coded as a
+    symptom (ICD-10-CM chapter R, the symptom ontology): "pain" is, "afib" is not."""
+    if "symptom" not in m.kinds:
+        return False
+    return "disease" not in m.kinds or any(c.startswith(_SYMPTOM_CODES) for c in m.canonical)
+
+
+def _concept_fact(
+    m: ConceptMention, sentence: str, speaker: str, red_flags: set[str], tested: bool
+) -> VisitFact | None:
+    if m.negated is None or _not_about_patient(m, sentence):
+        return None
+    category = _category(m, sentence, speaker, tested)
+    if category in ("result", "diagnosis", "exam finding") and _HISTORY.search(sentence[: m.start]):
+        category = "history"  # "past medical history significant for coronary artery disease"
+    if category is None:
+        return None
+    polarity: Polarity = "denied" if m.negated else "affirmed"
+    why = _why_critical(category, polarity, m, sentence, speaker, red_flags)
+    words = m.surface if polarity == "affirmed" else f"no {m.surface}"
+    return VisitFact(
+        id="",
+        category=category,
+        text=words,
+        importance="critical" if why else "routine",
+        polarity=polarity,
+        quote=sentence,
+        canonical=m.canonical,
+        surface=m.surface,
+        why_critical=why,
+    )
+
+
+def _not_about_patient(m: ConceptMention, sentence: str) -> bool:
+    """A mention in a hypothetical ("if it gets worse", "in case of") or in the clinician's
+    teaching (:data:`_TEACHING`: "side effects are nausea", "possible causes are hepatitis")."""
+    if history_or_hypothetical(sentence, m.start, m.end) == "hypothetical":
+        return True
+    if set(m.kinds) & _DRUG:  # "avoid ibuprofen" is an instruction about the patient's drugs
+        return False
+    return bool(_TEACHING.search(sentence[: m.start]))
+
+
+def _category(m: ConceptMention, sentence: str, speaker: str, tested: bool) -> Category | None:
+    """The fact's category (module docstring); ``tested``: the sentence, or the speaker's
+    sentence before it, names a test ("let's look at your x-ray" … "I'm seeing a fracture")."""
+    kinds = set(m.kinds)
+    if kinds & _DRUG and kinds & _NOT_ONLY_A_DRUG:
+        if "anatomy" in kinds:
+            return None  # "thyroid": the gland far more often than the drug
+        kinds -= _DRUG  # "cholesterol": the level, not the supplement
+    if kinds & _DRUG:
+        return "allergy" if _allergic_to(m, sentence) else "medication"
+    if ALLERGY.search(m.surface):
+        return "allergy"  # "any allergies?" "no."; the drug, when named, is a fact of its own
+    clinician = speaker == "doctor"
+    result_kinds = kinds & (_TEST | {"disease", "finding"})
+    if result_kinds and clinician and tested and _RESULT_CUE.search(sentence):
+        return "result"
+    if is_symptom(m):  # the patient's, also when the clinician asks or sums it up
+        return "symptom"
+    if "finding" in kinds and clinician:
+        return "exam finding"
+    if "disease" in kinds:
+        return "diagnosis" if clinician else "history"
+    if kinds & {"symptom", "finding"}:
+        return "symptom"
+    if kinds & _TEST:
+        if clinician and _ORDER_CUE.search(sentence):
+            return "plan"
+        return None if clinician else "history"
+    return None
+
+
+def _allergic_to(m: ConceptMention, sentence: str) -> bool:
+    """The drug is what the allergy is to: "allergic to penicillin", "allergies: sulfa",
+    "a penicillin allergy" — not a drug given for allergies ("Singulair for your allergies")."""
+    if not names_allergy(sentence):
+        return False
+    return bool(
+        _ALLERGY_BEFORE.search(sentence[: m.start]) or _ALLERGY_AFTER.match(sentence[m.end :])
+    )
+
+
+def _why_critical(
+    category: str,
+    polarity: Polarity,
+    m: ConceptMention,
+    sentence: str,
+    speaker: str,
+    red_flags: set[str],
+) -> str:
+    if category == "allergy":
+        return "allergy"
+    if polarity == "denied":
+        return ""
+    if category == "symptom" and set(m.canonical) & red_flags:
+        return "red-flag symptom"
+    clinician = speaker == "doctor"
+    abnormal = bool(ABNORMAL.search(sentence)) and not _NORMAL.search(sentence)
+    if category in ("result", "exam finding") and clinician and abnormal:
+        return "abnormal result"
+    if category == "medication" and speaker == "doctor" and MEDICATION_CHANGE.search(sentence):
+        return "medication change"
+    return ""
+
+
+def _plan_facts(sentence: str, span: tuple[int, int]) -> dict[str, VisitFact]:
+    out: dict[str, VisitFact] = {}
+    if is_precaution(sentence):
+        out["return precaution"] = VisitFact(
+            id="",
+            category="return precaution",
+            text="return precautions",
+            importance="critical",
+            quote=sentence,
+            spans=(span,),
+            why_critical="return precaution",
+        )
+    if _FOLLOW_UP.search(sentence):
+        out["follow-up"] = VisitFact(
+            id="",
+            category="follow-up",
+            text="follow-up",
+            importance="routine",
+            quote=sentence,
+            spans=(span,),
+        )
+    return out
+
+
+def _merge(kept: VisitFact, new: VisitFact) -> VisitFact:
+    """One fact of two mentions: the higher category's wording, either's critical reason."""
+    first, second = sorted((kept, new), key=lambda f: CATEGORY_ORDER.index(f.category))
+    why = kept.why_critical or new.why_critical
+    merged = replace(
+        first,
+        importance="critical" if why else "routine",
+        why_critical=why,
+        doses=kept.doses or new.doses,
+    )
+    if first is new:  # keep the first mention's place, the higher category's reading
+        merged = replace(merged, spans=kept.spans, quote=kept.quote)
+    return merged
+
+
+def _add(spans: tuple[tuple[int, int], ...], span: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    return spans if span in spans else (*spans, span)
+
+
+def _red_flag_classes(kb: KnowledgeBase) -> set[str]:
+    """Canonical classes of the red-flag symptoms (:data:`RED_FLAGS`), through the knowledge
+    base so that synonyms count ("SOB", "dyspnea", "passed out")."""
+    classes: set[str] = set()
+    for phrase in RED_FLAGS:
+        for concept in kb.lookup(phrase):
+            classes.add(kb.canonical(concept.id))
+    return classes

@@ -1,0 +1,100 @@
+"""The safety case's Markdown and forest plot (:mod:`clinjudge.safety_case`).
+
+``forest.png``: one row per (system, endpoint), the point estimate with its Wilson 95% interval,
+and the endpoint's gate limit as a dashed line; a row whose upper bound is beyond its gate is
+drawn in red. The n (units) is printed at the end of each row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clinjudge.report.compare_plots import new_figure, save_figure
+from clinjudge.report.formatting import markdown_table, percent, percent_interval
+
+PASS, FAIL = "#4472c4", "#c00000"
+
+
+def safety_case_markdown(case: dict[str, Any]) -> str:
+    lines = ["# Safety case", ""]
+    lines += [f"Gates: `{case['gates_file']}`; subgroup column: `{case.get('subgroup') or '-'}`."]
+    lines += [f"Calibration: {case['calibration']}.", ""]
+    rows = []
+    for s in case["systems"]:
+        for name, e in s["endpoints"].items():
+            gate = next((g for g in s["gates"] if g["endpoint"] == name), None)
+            verdict = "-" if gate is None else "pass" if gate["passed"] else "FAIL"
+            need = "" if gate is None or gate["passed"] else gate.get("clean_cases_needed")
+            limit = "" if gate is None or "limit" not in gate else f"≤ {gate['limit']:g}"
+            rows.append(
+                [
+                    s["system"],
+                    name,
+                    percent(e["value"], 2),
+                    percent_interval(e["ci95"], 2),
+                    e["n"],
+                    limit,
+                    verdict,
+                    need,
+                ]
+            )
+    headers = ["system", "endpoint", "rate", "95% CI", "n", "gate", "result", "clean cases needed"]
+    lines += [markdown_table(headers, rows), ""]
+    for s in case["systems"]:
+        status = "passes every gate" if s["passed"] else "fails"
+        lines.append(
+            f"- **{s['system']}** {status}: {s['n_items']} items, {s['excluded_items']} excluded "
+            f"(failed calls)."
+        )
+        for g in s["gates"]:
+            if not g["passed"] and g.get("reason") == "not measured by this run":
+                lines.append(f"  - `{g['endpoint']}`: not measured by this run.")
+    for s in case["systems"]:
+        groups = s.get("subgroups")
+        if not groups:
+            continue
+        lines += ["", f"## {s['system']} by {case['subgroup']}", ""]
+        rows = []
+        small = [label for label, g in groups.items() if not g["enough_cases"]]
+        for label, g in groups.items():
+            for name, e in g["endpoints"].items():
+                rate, ci = percent(e["value"], 2), percent_interval(e["ci95"], 2)
+                rows.append([label, g["n_items"], name, rate, ci, e["n"]])
+        if rows:
+            headers = ["subgroup", "items", "endpoint", "rate", "95% CI", "n"]
+            lines.append(markdown_table(headers, rows))
+        if small:
+            lines += [
+                "",
+                f"Too few items (< {case['min_n']}) for rates: "
+                + ", ".join(f"{label} (n={groups[label]['n_items']})" for label in small)
+                + ".",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def plot_forest(case: dict[str, Any], out_dir: Path) -> Path | None:
+    rows = [
+        (s["system"], name, e, next((g for g in s["gates"] if g["endpoint"] == name), None))
+        for s in case["systems"]
+        for name, e in s["endpoints"].items()
+    ]
+    if not rows:
+        return None
+    fig = new_figure(8.0, 0.45 * len(rows) + 1.2)
+    ax = fig.add_subplot(1, 1, 1)
+    for y, (_, _, e, gate) in enumerate(reversed(rows)):
+        lo, hi = e["ci95"]
+        failed = gate is not None and not gate["passed"]
+        colour = FAIL if failed else PASS
+        ax.plot([lo, hi], [y, y], color=colour, linewidth=2)
+        ax.plot([e["value"]], [y], "o", color=colour)
+        if gate is not None and "limit" in gate:
+            ax.plot([gate["limit"]] * 2, [y - 0.4, y + 0.4], "--", color="#555555")
+        ax.annotate(f"n={e['n']}", (hi, y), xytext=(4, -3), textcoords="offset points", fontsize=7)
+    labels = [f"{system}: {name.replace('_rate', '')}" for system, name, _, _ in reversed(rows)]
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.set_xlabel("rate (95% Wilson interval); dashed: gate limit; red: gate fails")
+    ax.set_xlim(left=0)
+    return save_figure(fig, out_dir / "forest.png")

@@ -1,0 +1,211 @@
+"""The safety case over ``compare`` runs (SPEC §8 and §9): endpoints with Wilson intervals, per
+system and per subgroup, and release gates on their bounds.
+
+One run directory = one system's notes judged by ``clinjudge compare``. Endpoints, pooled over
+the run's judged units (claims or facts; items whose calls failed are excluded and counted):
+
+    major_hallucination_rate  = claims judged major (tier 4–5, severity major) / claims judged
+    contradiction_rate        = tier-5 claims / claims judged          (SOAP judge ``--judge``)
+    critical_omission_rate    = critical facts omitted / critical facts     (``omission`` judge)
+
+each with its Wilson 95% interval; an endpoint whose judge the run lacks is absent. Claims of
+one note are not independent, so these intervals are narrower than a resampling of notes
+would give. Calibration endpoints (overconfident errors, Brier score) need a confidence and a
+correctness label per case, which ``compare`` runs do not carry; the case says so.
+
+Subgroups: a metadata column of the judged items (``--metadata`` dataset, e.g. ACI-Bench with
+its ``*_metadata.csv``): each value's endpoints, numbers binned into age bands (< 18, 18–39,
+40–64, ≥ 65); a subgroup with fewer than ``min_n`` items is named and given no rates.
+
+Gates (:mod:`clinjudge.gates`, ``[gates]`` keyed by endpoint name): a ``max`` gate passes when
+the endpoint's UPPER bound is at or below it. For a failing gate, ``clean_cases_needed`` says
+how many more units with no event would bring the bound under the limit
+(:func:`clinjudge.metrics.safety.clean_cases_to_pass`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clinjudge.errors import ConfigError
+from clinjudge.gates import Gate, evaluate_gates
+from clinjudge.metrics.intervals import wilson_interval
+from clinjudge.metrics.safety import clean_cases_to_pass
+
+ENDPOINTS = ("major_hallucination_rate", "contradiction_rate", "critical_omission_rate")
+AGE_BANDS = ((18, "<18"), (40, "18-39"), (65, "40-64"), (float("inf"), "65+"))
+
+
+@dataclass
+class Counts:
+    """Events and units of each endpoint, summed over items."""
+
+    events: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDPOINTS, 0))
+    units: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDPOINTS, 0))
+    items: int = 0
+
+    def add(self, other: Counts) -> None:
+        for e in ENDPOINTS:
+            self.events[e] += other.events[e]
+            self.units[e] += other.units[e]
+        self.items += other.items
+
+
+@dataclass
+class SystemRun:
+    name: str
+    path: Path
+    per_item: dict[str, Counts]
+    excluded: int
+    judges: list[str]
+
+
+def item_counts(soap: dict[str, Any] | None, omission: dict[str, Any] | None) -> Counts:
+    """One item's events and units (module docstring)."""
+    c = Counts(items=1)
+    if soap is not None:
+        verdicts = soap.get("verdicts") or []
+        for e in ("major_hallucination_rate", "contradiction_rate"):
+            c.units[e] = len(verdicts)
+        c.events["major_hallucination_rate"] = sum(
+            1 for v in verdicts if v.get("tier", 0) >= 4 and v.get("severity") == "major"
+        )
+        c.events["contradiction_rate"] = sum(1 for v in verdicts if v.get("tier") == 5)
+    if omission is not None and omission.get("facts") is not None:
+        c.units["critical_omission_rate"] = omission["n_critical"]
+        c.events["critical_omission_rate"] = omission["n_critical_omitted"]
+    return c
+
+
+def load_run(path: Path, soap_judge: str) -> SystemRun:
+    """A compare run's per-item counts.
+
+    Raises:
+        ConfigError: not a compare run, or it has neither the SOAP judge nor ``omission``.
+    """
+    rows_dir = path / "runs"
+    if not (path / "report.json").is_file() or not rows_dir.is_dir():
+        raise ConfigError(f"{path}: not a compare run directory (no report.json and runs/)")
+    judges = sorted(p.stem for p in rows_dir.glob("*.jsonl"))
+    wanted = [j for j in (soap_judge, "omission") if j in judges]
+    if not wanted:
+        raise ConfigError(
+            f"{path}: no {soap_judge} or omission rows (it has {', '.join(judges) or 'none'})"
+        )
+    rows = {j: _rows(rows_dir / f"{j}.jsonl") for j in wanted}
+    ids = list(dict.fromkeys(i for r in rows.values() for i in r))
+    per_item: dict[str, Counts] = {}
+    excluded = 0
+    for item_id in ids:
+        soap = rows.get(soap_judge, {}).get(item_id)
+        omission = rows.get("omission", {}).get(item_id)
+        failed = [r for r in (soap, omission) if r is not None and _failed(r)]
+        if failed:
+            excluded += 1
+            continue
+        per_item[item_id] = item_counts(soap, omission)
+    return SystemRun(path.name, path, per_item, excluded, wanted)
+
+
+def _rows(path: Path) -> dict[str, dict[str, Any]]:
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out[str(row["id"])] = row  # a resumed run's later row wins
+    return out
+
+
+def _failed(row: dict[str, Any]) -> bool:
+    return bool(row.get("retry")) or bool(row.get("failure"))
+
+
+def endpoints(counts: Counts) -> dict[str, dict[str, Any]]:
+    """Each endpoint with units: value, Wilson ci95, n (units), events."""
+    out = {}
+    for e in ENDPOINTS:
+        k, n = counts.events[e], counts.units[e]
+        if n == 0:
+            continue
+        out[e] = {"value": k / n, "ci95": list(wilson_interval(k, n)), "n": n, "events": k}
+    return out
+
+
+def subgroup_of(value: Any) -> str:
+    """A metadata value as a subgroup label; numbers (ages) in bands."""
+    if value is None:
+        return "(blank)"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return next(label for limit, label in AGE_BANDS if value < limit)
+    return str(value).strip() or "(blank)"
+
+
+def system_case(
+    run: SystemRun,
+    gates: list[Gate],
+    groups: dict[str, str] | None,
+    min_n: int,
+) -> dict[str, Any]:
+    """One system's endpoints, gate results and subgroups."""
+    total = Counts()
+    for c in run.per_item.values():
+        total.add(c)
+    found = endpoints(total)
+    results = []
+    for r in evaluate_gates(found, [g for g in gates if g.metric in found]):
+        entry = found[r.gate.metric]
+        need = 0 if r.passed else clean_cases_to_pass(entry["events"], entry["n"], r.gate.limit)
+        results.append(
+            {
+                "endpoint": r.gate.metric,
+                "kind": r.gate.kind,
+                "limit": r.gate.limit,
+                "value": r.value,
+                "bound": r.bound,
+                "n": r.n,
+                "passed": r.passed,
+                "reason": r.reason,
+                "clean_cases_needed": need if r.gate.kind == "max" else None,
+            }
+        )
+    missing = [g.metric for g in gates if g.metric not in found]
+    for metric in missing:
+        results.append({"endpoint": metric, "passed": False, "reason": "not measured by this run"})
+    case: dict[str, Any] = {
+        "system": run.name,
+        "run_dir": str(run.path),
+        "judges": run.judges,
+        "n_items": total.items,
+        "excluded_items": run.excluded,
+        "endpoints": found,
+        "gates": results,
+        "passed": all(r["passed"] for r in results),
+    }
+    if groups is not None:
+        case["subgroups"] = _subgroups(run, groups, min_n)
+    return case
+
+
+def _subgroups(run: SystemRun, groups: dict[str, str], min_n: int) -> dict[str, Any]:
+    by: dict[str, Counts] = {}
+    for item_id, c in run.per_item.items():
+        by.setdefault(groups.get(item_id, "(no metadata)"), Counts()).add(c)
+    out = {}
+    for label, c in sorted(by.items()):
+        enough = c.items >= min_n
+        out[label] = {
+            "n_items": c.items,
+            "enough_cases": enough,
+            "endpoints": endpoints(c) if enough else {},
+        }
+    return out
+
+
+def calibration_note() -> str:
+    return (
+        "overconfident errors and Brier score need a confidence and a correctness label per "
+        "case; compare runs carry neither, so they are not reported"
+    )
