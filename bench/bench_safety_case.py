@@ -38,8 +38,13 @@ def main() -> None:
     runs = []
     for name, by_id in notes.items():
         data = args.out / f"{name}.jsonl"
+        empty = [i.id for i in reference if not by_id.get(i.id, "").strip()]
+        if empty:
+            print(f"{name}: {len(empty)} encounter(s) without a note, left out: {', '.join(empty)}")
         with data.open("w", encoding="utf-8") as f:
             for item in reference:
+                if item.id in empty:
+                    continue
                 row = {"id": item.id, "transcript": item.transcript, "note": by_id[item.id]}
                 f.write(json.dumps({**row, **item.meta}) + "\n")
         run = args.out / name

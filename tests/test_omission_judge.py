@@ -31,6 +31,7 @@ VISIT = """[doctor] what brings you in today ?
 [patient] i take zestril 10 milligrams once a day .
 [doctor] the most common side effects are dizziness and cough .
 [doctor] your ekg shows elevated st segments .
+[doctor] your blood pressure today is 150/95 .
 [doctor] call us or go to the emergency room if the chest pain gets worse .
 [doctor] i'll see you back in two weeks .
 """
@@ -38,6 +39,7 @@ VISIT = """[doctor] what brings you in today ?
 COMPLETE = """HPI: Chest pain for two days with nausea. Denies fever.
 ALLERGIES: Penicillin.
 MEDICATIONS: Lisinopril 10 mg daily.
+VITALS: BP 150/95.
 PLAN: Return to the ER if chest pain worsens. Follow up in 2 weeks.
 """
 
@@ -64,8 +66,11 @@ def test_the_visit_s_facts_have_a_category_an_importance_and_a_transcript_span(f
     assert got["chest pain"].why_critical == "red-flag symptom"
     assert got["no fever"].polarity == "denied" and got["no fever"].importance == "routine"
     assert got["penicillin"].category == "allergy" and got["penicillin"].importance == "critical"
-    assert got["zestril"].category == "medication"
-    assert [q.value for q in got["zestril"].doses if q.kind == "dose"] == [10.0]
+    assert got["zestril"].category == "medication" and got["zestril"].attribute == ""
+    dose = got["zestril 10 milligrams"]
+    assert dose.attribute == "dose" and [q.value for q in dose.quantities] == [10.0]
+    vital = got["blood pressure 150/95"]
+    assert vital.attribute == "value" and vital.why_critical == "abnormal vital sign"
     assert got["return precautions"].importance == "critical"
     assert got["follow-up"].importance == "routine"
     for f in found:  # every fact points at the transcript sentence it was read from
@@ -96,8 +101,10 @@ def test_omissions_contradictions_and_dose_conflicts_are_told_apart(kb, facts):
     )
     result = {c.fact.text: c for c in check_facts(found, note, transcript, kb)}
     assert result["no fever"].status == "contradicted"
-    assert result["zestril"].status == "contradicted"
-    assert "10" in result["zestril"].rationale and "40" in result["zestril"].rationale
+    assert result["zestril"].status == "covered"  # the drug is there ...
+    dose = result["zestril 10 milligrams"]  # ... at another dose
+    assert dose.status == "contradicted" and "10" in dose.rationale and "40" in dose.rationale
+    assert result["blood pressure 150/95"].status == "omitted"
     # a drug listed among the medications does not record the allergy to it
     assert result["penicillin"].status == "omitted"
     assert result["return precautions"].status == "omitted"
@@ -110,9 +117,10 @@ def test_omissions_contradictions_and_dose_conflicts_are_told_apart(kb, facts):
 
 def test_a_blanket_negative_review_of_systems_covers_denied_symptoms(kb, facts):
     transcript, found = facts
-    note = "HPI: Chest pain for two days.\nROS: Otherwise negative.\n"
+    note = "HPI: Chest pain for two days.\nROS: Otherwise negative.\nMeds: lisinopril.\n"
     result = {c.fact.text: c.status for c in check_facts(found, note, transcript, kb)}
     assert result["no fever"] == "covered" and result["nausea"] == "omitted"
+    assert result["zestril"] == "covered" and result["zestril 10 milligrams"] == "omitted"
 
 
 def omission_judge(kb, **kwargs):

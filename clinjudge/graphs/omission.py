@@ -28,6 +28,7 @@ from clinjudge.grounding.transcript_facts import TranscriptFacts, build_transcri
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import StructuredCaller
 from clinjudge.omissions.coverage import FactCoverage, check_facts
+from clinjudge.omissions.fact import VisitFact
 from clinjudge.omissions.replies import (
     CoverageReply,
     FactsReply,
@@ -37,7 +38,7 @@ from clinjudge.omissions.replies import (
     missing_ids,
 )
 from clinjudge.omissions.tally import tally
-from clinjudge.omissions.visit_facts import VisitFact, visit_facts
+from clinjudge.omissions.visit_facts import visit_facts
 from clinjudge.prompts import Prompt
 from clinjudge.text.transcript import parse_transcript
 
@@ -129,7 +130,7 @@ def _fact_dict(f: VisitFact) -> dict[str, Any]:
     d = asdict(f)
     d["spans"] = [list(s) for s in f.spans]
     d["canonical"] = list(f.canonical)
-    d["doses"] = [q.model_dump() for q in f.doses]
+    d["quantities"] = [q.model_dump() for q in f.quantities]
     return d
 
 
@@ -141,14 +142,15 @@ def _fact(d: dict[str, Any]) -> VisitFact:
             **d,
             "spans": tuple(tuple(s) for s in d["spans"]),
             "canonical": tuple(d["canonical"]),
-            "doses": tuple(Quantity.model_validate(q) for q in d["doses"]),
+            "quantities": tuple(Quantity.model_validate(q) for q in d["quantities"]),
         }
     )
 
 
 def _coverage_dict(c: FactCoverage) -> dict[str, Any]:
     fact = _fact_dict(c.fact)
-    del fact["doses"], fact["canonical"]
+    fact["quantities"] = [q["text"] for q in fact["quantities"]]
+    del fact["canonical"]
     return {
         **fact,
         "status": c.status,

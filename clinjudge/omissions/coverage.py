@@ -19,9 +19,12 @@ and polarity p (denied / affirmed):
                     concept — "no chest pain at rest, some on exertion" — contradicts nothing)
     omitted       ⇔ neither
 
-A covered **medication** with a dose is ``contradicted`` when every note sentence naming the
-drug states a dose and none agrees with one the visit gave it
-(:func:`~clinjudge.text.quantities.quantities_agree`: 50 mg vs 100 mg). An **allergy** is
+A **dose** fact is ``covered`` when a note sentence naming the drug gives a dose that agrees
+with one the visit gave it (:func:`~clinjudge.text.quantities.quantities_agree`),
+``contradicted`` when such sentences give doses and none agrees (50 mg vs 100 mg), else
+``omitted`` (the drug named without its dose, or not at all). A **value** fact (a vital) is
+covered by any note quantity that agrees with it, else omitted (a note may give another
+reading of the same sign). An **allergy** is
 covered only by a note sentence that names an allergy (or an "Allergies" section): a drug
 listed among the medications does not record it; a statement about allergies as such ("no
 allergies") by any note sentence recording allergies ("NKDA").
@@ -42,7 +45,7 @@ from clinjudge.grounding.critical_items import ALLERGY, is_precaution
 from clinjudge.grounding.plan_items import plan_kinds
 from clinjudge.grounding.transcript_facts import TranscriptFacts
 from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.omissions.visit_facts import VisitFact
+from clinjudge.omissions.fact import VisitFact
 from clinjudge.text.negation import is_negated
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.quantities import Quantity, extract_quantities, quantities_agree
@@ -117,6 +120,10 @@ class NoteView:
         return [frozenset(content_tokens(s.text)) for s in self.sentences]
 
     @cached_property
+    def quantities(self) -> list[list[Quantity]]:
+        return [extract_quantities(s.text) for s in self.sentences]
+
+    @cached_property
     def blanket_negative(self) -> int:
         """The first sentence saying the rest of the review of systems is negative, or -1."""
         return next((i for i, s in enumerate(self.sentences) if _BLANKET_ROS.search(s.text)), -1)
@@ -146,6 +153,8 @@ def check_facts(
 def check_fact(fact: VisitFact, view: NoteView, transcript: TranscriptFacts) -> FactCoverage:
     if fact.category in ("return precaution", "follow-up"):
         return _plan_fact(fact, view)
+    if fact.attribute == "value":
+        return _value_fact(fact, view)
     if fact.category == "allergy" and ALLERGY.search(fact.surface):
         i = view.first(_records_allergy)
         if i < 0:
@@ -156,13 +165,13 @@ def check_fact(fact: VisitFact, view: NoteView, transcript: TranscriptFacts) -> 
         matches = [m for m in matches if _records_allergy(view.sentences[m.sentence])]
     denied = fact.polarity == "denied"
     same = [m for m in matches if m.negated == denied]
+    if same and fact.attribute == "dose":
+        return _dose_fact(fact, [view.sentences[m.sentence] for m in same])
     if same:
         found = view.sentences[same[0].sentence]
-        if fact.category == "medication" and fact.doses:
-            conflict = _dose_conflict(fact, [view.sentences[m.sentence] for m in same])
-            if conflict:
-                return _result(fact, "contradicted", found, conflict)
         return _result(fact, "covered", found, f"the note states {same[0].surface!r}")
+    if fact.attribute == "dose":
+        return _omitted(fact)
     if matches and transcript.statuses(fact.canonical) == {denied}:
         found = view.sentences[matches[0].sentence]
         said = "denied" if denied else "reported"
@@ -199,18 +208,30 @@ def _records_allergy(sentence: NoteSentence) -> bool:
     return bool(ALLERGY.search(text) or _NO_KNOWN_ALLERGY.search(text))
 
 
-def _dose_conflict(fact: VisitFact, sentences: list[NoteSentence]) -> str:
-    """Why the note's dose disagrees with the visit's, or "" (module docstring)."""
-    said = [q for q in fact.doses if q.kind == "dose"]
-    noted: list[Quantity] = []
-    for s in sentences:
-        doses = [q for q in extract_quantities(s.text) if q.kind == "dose"]
-        if not doses:
-            return ""  # a sentence naming the drug without a dose contradicts nothing
-        noted += doses
-    if not said or any(quantities_agree(a, b) is not False for a in said for b in noted):
-        return ""
-    return f"the visit gave {fact.surface} as {said[0].text!r}; the note writes {noted[0].text!r}"
+def _dose_fact(fact: VisitFact, sentences: list[NoteSentence]) -> FactCoverage:
+    """A dose fact against the note sentences naming its drug (module docstring)."""
+    said = list(fact.quantities)
+    noted = [(s, q) for s in sentences for q in extract_quantities(s.text) if q.kind == "dose"]
+    for s, q in noted:
+        if any(quantities_agree(a, q) for a in said):
+            return _result(fact, "covered", s, f"the note gives {fact.surface} as {q.text!r}")
+    if noted and all(quantities_agree(a, q) is False for a in said for _, q in noted):
+        s, q = noted[0]
+        why = f"the visit gave {fact.surface} as {said[0].text!r}; the note writes {q.text!r}"
+        return _result(fact, "contradicted", s, why)
+    why = f"the note names {fact.surface} without the dose the visit gave ({said[0].text!r})"
+    return FactCoverage(fact, "omitted", -1, -1, why)
+
+
+def _value_fact(fact: VisitFact, view: NoteView) -> FactCoverage:
+    """A vital's value: covered by any note quantity that agrees with it."""
+    said = fact.quantities[0]
+    for i, quantities in enumerate(view.quantities):
+        for q in quantities:
+            if quantities_agree(said, q):
+                return _result(fact, "covered", view.sentences[i], f"the note gives {q.text!r}")
+    why = f"the note never gives the {fact.surface} of {said.text!r}"
+    return FactCoverage(fact, "omitted", -1, -1, why)
 
 
 def _result(fact: VisitFact, status: Status, s: NoteSentence, why: str) -> FactCoverage:

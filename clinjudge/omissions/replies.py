@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from clinjudge.grounding.quotes import locate_quote
 from clinjudge.omissions.coverage import FactCoverage, Status
-from clinjudge.omissions.visit_facts import Category, Importance, VisitFact
+from clinjudge.omissions.fact import Category, Importance, VisitFact
 
 
 class ReplyFact(BaseModel):

@@ -12,8 +12,7 @@ A fact is a knowledge concept the conversation settles, or a plan statement:
   =================  ==========================================================================
   ``allergy``        a drug or drug class in a sentence naming an allergy to it, or the
                      word allergy itself ("any allergies?" "no.")
-  ``medication``     a drug or drug class (dose and frequency: the sentence's quantities when
-                     it names one drug)
+  ``medication``     a drug or drug class
   ``result``         a test, disease or finding with a result cue ("shows", "elevated",
                      "normal", "came back")
   ``diagnosis``      a disease the clinician states
@@ -24,7 +23,8 @@ A fact is a knowledge concept the conversation settles, or a plan statement:
   =================  ==========================================================================
 
   Mentions of the same concept class with the same polarity are one fact, located at its first
-  mention (all mentions kept as spans); its category is the highest of this table's order
+  mention (all mentions kept as spans); a drug's dose and a vital's value are facts of their
+  own (:mod:`clinjudge.omissions.value_facts`); its category is the highest of this table's order
   among its mentions (an x-ray that "shows a fracture" is a result however often it is named).
 * **plan facts** — a clinician's sentence giving a ``follow-up`` (``see you back in two weeks``)
   or a ``return precaution`` (:func:`~clinjudge.grounding.critical_items.is_precaution`), at
@@ -49,8 +49,7 @@ drug name that is also a body part ("thyroid"); a drug name that is also a findi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import replace
 
 from clinjudge.grounding.critical_items import (
     ABNORMAL,
@@ -62,23 +61,9 @@ from clinjudge.grounding.critical_items import (
 )
 from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.omissions.fact import Category, Polarity, VisitFact
+from clinjudge.omissions.value_facts import dose_fact, merge_doses, value_key, vital_facts
 from clinjudge.text.negation import history_or_hypothetical
-from clinjudge.text.quantities import Quantity
-
-Category = Literal[
-    "allergy",
-    "medication",
-    "result",
-    "diagnosis",
-    "exam finding",
-    "symptom",
-    "history",
-    "plan",
-    "follow-up",
-    "return precaution",
-]
-Importance = Literal["critical", "routine"]
-Polarity = Literal["affirmed", "denied"]
 
 #: Category order: a fact named several ways takes the first of these among its mentions.
 CATEGORY_ORDER: tuple[str, ...] = (
@@ -126,28 +111,10 @@ _FOLLOW_UP = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class VisitFact:
-    """One fact of the visit; ``spans`` index the raw transcript text, first mention first."""
-
-    id: str
-    category: Category
-    text: str
-    importance: Importance
-    polarity: Polarity = "affirmed"
-    quote: str = ""
-    spans: tuple[tuple[int, int], ...] = ()
-    canonical: tuple[str, ...] = ()
-    surface: str = ""
-    #: why it is critical ("red-flag symptom", "allergy" …); "" for a routine fact
-    why_critical: str = ""
-    doses: tuple[Quantity, ...] = field(default=(), compare=False)
-
-
 def visit_facts(facts: TranscriptFacts, kb: KnowledgeBase) -> list[VisitFact]:
     """The visit's facts (module docstring), numbered ``f1``, ``f2`` … in transcript order."""
     red_flags = _red_flag_classes(kb)
-    merged: dict[tuple[frozenset[str], Polarity], VisitFact] = {}
+    merged: dict[tuple, VisitFact] = {}
     plan: dict[str, VisitFact] = {}
     units = facts.index.units
     for i, (unit, mentions, quantities) in enumerate(
@@ -157,16 +124,27 @@ def visit_facts(facts: TranscriptFacts, kb: KnowledgeBase) -> list[VisitFact]:
         drugs = [m for m in mentions if set(m.kinds) & _DRUG]
         before = facts.mentions[i - 1] if i and units[i - 1].speaker == unit.speaker else []
         tested = any(set(m.kinds) & _TEST for m in [*mentions, *before])
+        found: list[tuple[tuple, VisitFact]] = []
         for m in mentions:
-            found = _concept_fact(m, unit.text, unit.speaker, red_flags, tested)
-            if found is None:
+            fact = _concept_fact(m, unit.text, unit.speaker, red_flags, tested)
+            if fact is None:
                 continue
-            if found.category == "medication" and len(drugs) == 1:
-                doses = tuple(q for q in quantities if q.kind in ("dose", "frequency"))
-                found = replace(found, doses=doses)
-            key = (frozenset(m.canonical), found.polarity)
-            merged[key] = _merge(merged[key], found) if key in merged else found
-            merged[key] = replace(merged[key], spans=_add(merged[key].spans, span))
+            found.append(((frozenset(m.canonical), fact.polarity), fact))
+            doses = [q for q in quantities if q.kind == "dose"]
+            if fact.category == "medication" and len(drugs) == 1 and doses:
+                found.append(((frozenset(m.canonical), "dose"), dose_fact(fact, doses)))
+        for v in vital_facts(unit.text, span, quantities):
+            found.append((("value", *value_key(v.quantities[0])), v))
+        for key, fact in found:
+            if key in merged:
+                fact = (
+                    merge_doses(merged[key], fact)
+                    if key[1] == "dose"
+                    else _merge(merged[key], fact)
+                )
+            merged[key] = replace(
+                fact, spans=_add(merged[key].spans if key in merged else (), span)
+            )
         if unit.speaker == "doctor":
             for kind, fact in _plan_facts(unit.text, span).items():
                 plan.setdefault(kind, fact)
@@ -314,7 +292,7 @@ def _merge(kept: VisitFact, new: VisitFact) -> VisitFact:
         first,
         importance="critical" if why else "routine",
         why_critical=why,
-        doses=kept.doses or new.doses,
+        quantities=kept.quantities or new.quantities,
     )
     if first is new:  # keep the first mention's place, the higher category's reading
         merged = replace(merged, spans=kept.spans, quote=kept.quote)
