@@ -233,3 +233,26 @@ def test_a_fact_reply_with_an_unknown_category_is_a_parse_failure(openai_stub):
     openai_stub.script(sequence(Reply(json.dumps(bad))))
     row = asyncio.run(llm_judge(openai_stub).evaluate(Item(id="v", transcript=VISIT, note="x")))
     assert row["failure"]["kind"] == "parse_failure" and row["retry"]
+
+
+def test_social_history_and_lay_named_procedures_are_facts_too(kb):
+    visit = (
+        "[doctor] do you smoke ?\n[patient] no .\n"
+        "[doctor] any surgeries ?\n[patient] i had my appendix removed when i was a teenager .\n"
+    )
+    transcript = build_transcript_facts(parse_transcript(visit), kb, dense=False)
+    found = by_text(visit_facts(transcript, kb))
+    assert found["no tobacco use"].category == "history"
+    assert found["appendix removed"].category == "history"  # a procedure the patient had
+    statuses = {
+        note: {
+            c.fact.text: c.status for c in check_facts(list(found.values()), note, transcript, kb)
+        }
+        for note in ("Denies tobacco use. PSH: appendectomy.", "Current smoker.", "Well.")
+    }
+    assert statuses["Denies tobacco use. PSH: appendectomy."] == {
+        "no tobacco use": "covered",
+        "appendix removed": "covered",
+    }
+    assert statuses["Current smoker."]["no tobacco use"] == "contradicted"
+    assert set(statuses["Well."].values()) == {"omitted"}

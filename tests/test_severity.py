@@ -76,3 +76,30 @@ def test_the_offline_judge_reports_major_hallucinations(kb):
     summary = judge_summary([report])
     assert summary["n_major"] == report.n_major >= 1
     assert summary["major_rate"] == pytest.approx(report.n_major / report.n_judged)
+
+
+@pytest.mark.parametrize(
+    ("text", "section", "expected"),
+    [
+        (
+            "Diane Baker is a 28-year-old female with a history of hypertension.",
+            "subjective",
+            "minor",
+        ),
+        ("Follow up in 4 weeks.", "plan", "major"),  # follow-up that was never arranged
+        ("He was referred to cardiology.", "plan", "major"),
+        ("Follow up as needed.", "plan", "minor"),
+        ("Grade 2/6 systolic murmur at the apex.", "objective", "major"),  # abnormal, invented
+        ("No murmurs, rubs or gallops.", "objective", "minor"),  # an invented normal exam
+    ],
+)
+def test_invented_follow_up_and_abnormal_findings_are_major_names_and_normal_exams_minor(
+    kb, text, section, expected
+):
+    verdict = rate_harm(
+        Verdict(claim_id="c", tier=4, subtype="no_basis", rationale="x", backend="offline"),
+        text,
+        section,
+        kb,
+    )
+    assert verdict.severity == expected, verdict.harm_category

@@ -3,6 +3,8 @@
 ``harm_category`` — what the claim is about, the first that applies:
 
     allergy          an allergy (not a seasonal or environmental one)
+    demographic_social  an opening line ("Diane Baker is a 28-year-old female with …", "35 y.o."):
+                     what such a line adds beyond the visit is a name or an age
     dose_frequency   a drug named with a dose, frequency or duration
     medication       a drug or drug class
     test_result      a test, a vital sign or percentage, or a result word (x-ray, labs, A1c …)
@@ -15,7 +17,11 @@
 
 ``severity`` — ``major`` when acting on the claim could change diagnosis, treatment or
 follow-up or harm the patient: every claim about an allergy, a drug, a dose, a test result or
-a diagnosis, and every contradiction (tier 5) except of a social detail; else ``minor``.
+a diagnosis; a plan item with an interval or a referral ("follow up in 4 weeks", "referred to
+cardiology": follow-up that was never arranged); an exam finding that asserts something
+abnormal (a finding, symptom or disease not negated: "grade 2/6 murmur", "tender to
+palpation"; an invented normal exam is minor); and every contradiction (tier 5) except of a
+social detail; else ``minor``.
 Supported claims (tiers 1–3) get neither. These are first rules, measured against the
 reviewers' severity labels by ``bench/bench_agreement.py``.
 """
@@ -25,6 +31,7 @@ from __future__ import annotations
 import re
 
 from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.negation import is_negated
 from clinjudge.text.quantities import extract_quantities
 from clinjudge.types import HarmCategory, Severity, Verdict
 
@@ -56,6 +63,15 @@ _SOCIAL = re.compile(
     r"|alcohol|drinks?|exercis\w*|diet|hobb\w*|retired|year-old|years old|Mr|Mrs|Ms)\b",
     re.I,
 )
+_INTRO = re.compile(
+    r"^\W*(?:\w+\W+){0,5}?(?:is|was) an? \d+[- ](?:year|y)[- ]?(?:old|o\.?)\b|\b\d+ ?y\.?o\.?\b",
+    re.I,
+)
+_REFERRAL = re.compile(
+    r"\b(?:refer\w*|consult\w*|specialist|schedul\w*|cardiolog\w*|endocrinolog\w*|surgery)\b",
+    re.I,
+)
+_FINDING_KINDS = frozenset({"finding", "disease", "symptom"})
 _DRUG_KINDS = frozenset({"drug", "drug_class"})
 _DRUG_QUANTITIES = frozenset({"dose", "frequency", "duration"})
 
@@ -66,6 +82,7 @@ def harm_category(text: str, section: str, kb: KnowledgeBase) -> HarmCategory:
     quantities = {q.kind for q in extract_quantities(text)}
     checks: list[tuple[bool, HarmCategory]] = [
         (bool(_ALLERGY.search(text)) and not _ENVIRONMENTAL.search(text), "allergy"),
+        (bool(_INTRO.search(text)), "demographic_social"),
         (bool(kinds & _DRUG_KINDS) and bool(quantities & _DRUG_QUANTITIES), "dose_frequency"),
         (bool(kinds & _DRUG_KINDS), "medication"),
         (
@@ -81,11 +98,32 @@ def harm_category(text: str, section: str, kb: KnowledgeBase) -> HarmCategory:
     return next((category for applies, category in checks if applies), "history")
 
 
-def severity(tier: int, category: HarmCategory) -> Severity:
-    """``major`` or ``minor`` for a hallucinated claim (module docstring)."""
+def severity(
+    tier: int, category: HarmCategory, text: str = "", kb: KnowledgeBase | None = None
+) -> Severity:
+    """``major`` or ``minor`` for a hallucinated claim (module docstring); ``text`` and ``kb``
+    decide plan items and exam findings."""
     if category in MAJOR_CATEGORIES or (tier == 5 and category != "demographic_social"):
         return "major"
+    if category == "plan_follow_up" and _arranges(text):
+        return "major"
+    if category == "exam_finding" and kb is not None and _abnormal_finding(text, kb):
+        return "major"
     return "minor"
+
+
+def _arranges(text: str) -> bool:
+    """A plan item with an interval or a referral."""
+    durations = any(q.kind == "duration" for q in extract_quantities(text))
+    return durations or bool(_REFERRAL.search(text))
+
+
+def _abnormal_finding(text: str, kb: KnowledgeBase) -> bool:
+    """Some finding, symptom or disease of the claim is asserted, not negated."""
+    return any(
+        set(m.kinds) & _FINDING_KINDS and not is_negated(text, m.start, m.end)
+        for m in kb.concepts_in(text)
+    )
 
 
 def rate_harm(verdict: Verdict, text: str, section: str, kb: KnowledgeBase) -> Verdict:
@@ -95,5 +133,8 @@ def rate_harm(verdict: Verdict, text: str, section: str, kb: KnowledgeBase) -> V
         return verdict
     category = harm_category(text, section, kb)
     return verdict.model_copy(
-        update={"harm_category": category, "severity": severity(verdict.tier, category)}
+        update={
+            "harm_category": category,
+            "severity": severity(verdict.tier, category, text, kb),
+        }
     )

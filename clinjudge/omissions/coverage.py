@@ -46,6 +46,8 @@ from clinjudge.grounding.plan_items import plan_kinds
 from clinjudge.grounding.transcript_facts import TranscriptFacts
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.omissions.fact import VisitFact
+from clinjudge.omissions.social_facts import PREFIX as SOCIAL_PREFIX
+from clinjudge.omissions.social_facts import note_polarities
 from clinjudge.text.negation import is_negated
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.quantities import Quantity, extract_quantities, quantities_agree
@@ -155,6 +157,8 @@ def check_fact(fact: VisitFact, view: NoteView, transcript: TranscriptFacts) -> 
         return _plan_fact(fact, view)
     if fact.attribute == "value":
         return _value_fact(fact, view)
+    if fact.canonical and fact.canonical[0].startswith(SOCIAL_PREFIX):
+        return _social_fact(fact, view)
     if fact.category == "allergy" and ALLERGY.search(fact.surface):
         i = view.first(_records_allergy)
         if i < 0:
@@ -221,6 +225,22 @@ def _dose_fact(fact: VisitFact, sentences: list[NoteSentence]) -> FactCoverage:
         return _result(fact, "contradicted", s, why)
     why = f"the note names {fact.surface} without the dose the visit gave ({said[0].text!r})"
     return FactCoverage(fact, "omitted", -1, -1, why)
+
+
+def _social_fact(fact: VisitFact, view: NoteView) -> FactCoverage:
+    """Tobacco, alcohol, drugs: the note's sentences naming the item, by polarity."""
+    denied = fact.polarity == "denied"
+    named = note_polarities(fact.surface, [s.text for s in view.sentences])
+    same = [i for i, d in named if d == denied]
+    if same:
+        return _result(fact, "covered", view.sentences[same[0]], f"the note states {fact.text!r}")
+    if named:
+        i = named[0][0]
+        said = "denied" if denied else "reported"
+        return _result(
+            fact, "contradicted", view.sentences[i], f"the visit {said} {fact.surface} use"
+        )
+    return _omitted(fact)
 
 
 def _value_fact(fact: VisitFact, view: NoteView) -> FactCoverage:

@@ -26,6 +26,8 @@ A fact is a knowledge concept the conversation settles, or a plan statement:
   mention (all mentions kept as spans); a drug's dose and a vital's value are facts of their
   own (:mod:`clinjudge.omissions.value_facts`); its category is the highest of this table's order
   among its mentions (an x-ray that "shows a fracture" is a result however often it is named).
+* **social facts** — tobacco, alcohol and recreational drug use, affirmed or denied
+  (:mod:`clinjudge.omissions.social_facts`);
 * **plan facts** — a clinician's sentence giving a ``follow-up`` (``see you back in two weeks``)
   or a ``return precaution`` (:func:`~clinjudge.grounding.critical_items.is_precaution`), at
   most one fact of each kind per visit, at its first sentence.
@@ -62,6 +64,7 @@ from clinjudge.grounding.critical_items import (
 from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.omissions.fact import Category, Polarity, VisitFact
+from clinjudge.omissions.social_facts import social_facts
 from clinjudge.omissions.value_facts import dose_fact, merge_doses, value_key, vital_facts
 from clinjudge.text.negation import history_or_hypothetical
 
@@ -126,6 +129,7 @@ def visit_facts(facts: TranscriptFacts, kb: KnowledgeBase) -> list[VisitFact]:
         tested = any(set(m.kinds) & _TEST for m in [*mentions, *before])
         found: list[tuple[tuple, VisitFact]] = []
         for m in mentions:
+            m = _resolved(m, kb)
             fact = _concept_fact(m, unit.text, unit.speaker, red_flags, tested)
             if fact is None:
                 continue
@@ -148,8 +152,19 @@ def visit_facts(facts: TranscriptFacts, kb: KnowledgeBase) -> list[VisitFact]:
         if unit.speaker == "doctor":
             for kind, fact in _plan_facts(unit.text, span).items():
                 plan.setdefault(kind, fact)
-    ordered = sorted([*merged.values(), *plan.values()], key=lambda f: f.spans[0])
+    social = social_facts(units)
+    ordered = sorted([*merged.values(), *plan.values(), *social], key=lambda f: f.spans[0])
     return [replace(f, id=f"f{i}") for i, f in enumerate(ordered, start=1)]
+
+
+def _resolved(m: ConceptMention, kb: KnowledgeBase) -> ConceptMention:
+    """The mention with the kinds of the classes it names: a lay term ("appendix removed",
+    "gallbladder removed") is read as what it stands for (a procedure)."""
+    if "lay_term" not in m.kinds:
+        return m
+    pos = kb.lexicon.pos
+    named = {kb.concept(c).kind for c in m.canonical if c in pos} - {"lay_term"}
+    return replace(m, kinds=m.kinds | named) if named else m
 
 
 def is_symptom(m: ConceptMention) -> bool:
@@ -193,7 +208,7 @@ def _not_about_patient(m: ConceptMention, sentence: str) -> bool:
         return True
     if set(m.kinds) & _DRUG:  # "avoid ibuprofen" is an instruction about the patient's drugs
         return False
-    return bool(_TEACHING.search(sentence[: m.start]))
+    return bool(_TEACHING.search(sentence[: m.end]))  # "side effects" itself, too
 
 
 def _category(m: ConceptMention, sentence: str, speaker: str, tested: bool) -> Category | None:
