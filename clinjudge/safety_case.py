@@ -1,7 +1,8 @@
 """The safety case over ``compare`` runs (SPEC §8 and §9): endpoints with Wilson intervals, per
 system and per subgroup, and release gates on their bounds.
 
-One run directory = one system's notes judged by ``clinjudge compare``. Endpoints, pooled over
+One run directory = one system's notes judged by ``clinjudge compare`` (or a
+``clinjudge pairs`` report of ``detect`` predictions, for calibration). Endpoints, pooled over
 the run's judged units (claims or facts; items whose calls failed are excluded and counted):
 
     major_hallucination_rate  = claims judged major (tier 4–5, severity major) / claims judged
@@ -10,8 +11,9 @@ the run's judged units (claims or facts; items whose calls failed are excluded a
 
 each with its Wilson 95% interval; an endpoint whose judge the run lacks is absent. Claims of
 one note are not independent, so these intervals are narrower than a resampling of notes
-would give. Calibration endpoints (overconfident errors, Brier score) need a confidence and a
-correctness label per case, which ``compare`` runs do not carry; the case says so.
+would give. Calibration needs a confidence and a correctness label per case, which ``compare``
+runs do not carry: a ``pairs`` report gives ``overconfident_error_rate`` (stated confidence
+≥ 0.8 and wrong, over parsed predictions; Wilson) and the Brier score (reported, not gated).
 
 Subgroups: a metadata column of the judged items (``--metadata`` dataset, e.g. ACI-Bench with
 its ``*_metadata.csv``): each value's endpoints, numbers binned into age bands (< 18, 18–39,
@@ -36,6 +38,8 @@ from clinjudge.metrics.intervals import wilson_interval
 from clinjudge.metrics.safety import clean_cases_to_pass
 
 ENDPOINTS = ("major_hallucination_rate", "contradiction_rate", "critical_omission_rate")
+#: Calibration endpoints, read from a ``clinjudge pairs`` report of ``detect`` predictions.
+CALIBRATION = ("overconfident_error_rate",)
 AGE_BANDS = ((18, "<18"), (40, "18-39"), (65, "40-64"), (float("inf"), "65+"))
 
 
@@ -61,6 +65,9 @@ class SystemRun:
     per_item: dict[str, Counts]
     excluded: int
     judges: list[str]
+    #: endpoints read whole from a report (calibration of detect predictions), no items
+    given: dict[str, dict[str, Any]] = field(default_factory=dict)
+    brier: float | None = None
 
 
 def item_counts(soap: dict[str, Any] | None, omission: dict[str, Any] | None) -> Counts:
@@ -87,6 +94,8 @@ def load_run(path: Path, soap_judge: str) -> SystemRun:
         ConfigError: not a compare run, or it has neither the SOAP judge nor ``omission``.
     """
     rows_dir = path / "runs"
+    if (path / "report.json").is_file() and not rows_dir.is_dir():
+        return _calibration_run(path)
     if not (path / "report.json").is_file() or not rows_dir.is_dir():
         raise ConfigError(f"{path}: not a compare run directory (no report.json and runs/)")
     judges = sorted(p.stem for p in rows_dir.glob("*.jsonl"))
@@ -108,6 +117,32 @@ def load_run(path: Path, soap_judge: str) -> SystemRun:
             continue
         per_item[item_id] = item_counts(soap, omission)
     return SystemRun(path.name, path, per_item, excluded, wanted)
+
+
+def _calibration_run(path: Path) -> SystemRun:
+    """A ``clinjudge pairs`` report of ``detect`` predictions: its overconfident errors (stated
+    confidence ≥ 0.8 and wrong, Wilson interval) and Brier score.
+
+    Raises:
+        ConfigError: the report has no calibration block.
+    """
+    try:
+        report = json.loads((path / "report.json").read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ConfigError(f"{path}/report.json is not JSON") from None
+    calibration = report.get("calibration") if isinstance(report, dict) else None
+    if not isinstance(calibration, dict):
+        raise ConfigError(f"{path}: neither a compare run nor a pairs report with calibration")
+    over = calibration.get("overconfident_error") or {}
+    given = {}
+    if over.get("n"):
+        given["overconfident_error_rate"] = {
+            "value": over["value"],
+            "ci95": over["ci95"],
+            "n": over["n"],
+            "events": over["k"],
+        }
+    return SystemRun(path.name, path, {}, 0, ["detect"], given, calibration.get("brier"))
 
 
 def _rows(path: Path) -> dict[str, dict[str, Any]]:
@@ -153,7 +188,7 @@ def system_case(
     total = Counts()
     for c in run.per_item.values():
         total.add(c)
-    found = endpoints(total)
+    found = {**endpoints(total), **run.given}
     results = []
     for r in evaluate_gates(found, [g for g in gates if g.metric in found]):
         entry = found[r.gate.metric]
@@ -181,10 +216,11 @@ def system_case(
         "n_items": total.items,
         "excluded_items": run.excluded,
         "endpoints": found,
+        "brier_score": run.brier,
         "gates": results,
         "passed": all(r["passed"] for r in results),
     }
-    if groups is not None:
+    if groups is not None and run.per_item:
         case["subgroups"] = _subgroups(run, groups, min_n)
     return case
 
@@ -206,6 +242,7 @@ def _subgroups(run: SystemRun, groups: dict[str, str], min_n: int) -> dict[str, 
 
 def calibration_note() -> str:
     return (
-        "overconfident errors and Brier score need a confidence and a correctness label per "
-        "case; compare runs carry neither, so they are not reported"
+        "overconfident errors and the Brier score need a confidence and a correctness label "
+        "per case: they are read from `clinjudge pairs` reports of detect predictions given "
+        "as runs; compare runs carry neither"
     )

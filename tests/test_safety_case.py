@@ -168,3 +168,24 @@ def test_bad_input_is_one_line_and_exit_code_2(runs, change, message):
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert message in result.output and "Traceback" not in result.output
+
+
+def test_a_pairs_report_of_detect_predictions_gives_the_calibration_endpoints(runs):
+    tmp_path, good, _, _, _ = runs
+    detect = tmp_path / "detector"
+    detect.mkdir()
+    over = {"value": 0.3, "ci95": list(wilson_interval(30, 100)), "k": 30, "n": 100}
+    (detect / "report.json").write_text(
+        json.dumps({"calibration": {"brier": 0.21, "overconfident_error": over}})
+    )
+    gates = tmp_path / "calibration.toml"
+    gates.write_text("[gates]\noverconfident_error_rate = { max = 0.2 }\n")
+    out = tmp_path / "cal"
+    args = ["safety-case", str(detect), "--gates", str(gates), "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    system = json.loads((out / "safety-case.json").read_text())["systems"][0]
+    assert system["brier_score"] == 0.21
+    gate = system["gates"][0]
+    assert gate["endpoint"] == "overconfident_error_rate" and not gate["passed"]
+    assert gate["clean_cases_needed"] == clean_cases_to_pass(30, 100, 0.2)

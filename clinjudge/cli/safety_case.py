@@ -14,7 +14,10 @@ from clinjudge.cli.common import UsageError, one_line_errors, stdout
 def safety_case(
     runs: Annotated[
         list[Path],
-        typer.Argument(help="compare run directories, one per system (each judged its notes)."),
+        typer.Argument(
+            help="compare run directories, one per system (each judged its notes); a `pairs` "
+            "report directory of detect predictions adds the calibration endpoints."
+        ),
     ],
     gates: Annotated[Path, typer.Option("--gates", help="Gates TOML, [gates] by endpoint name.")],
     out: Annotated[Path, typer.Option(help="Directory for safety-case.json, .md, forest.png.")],
@@ -51,17 +54,22 @@ def safety_case(
     """
     from clinjudge.gates import load_gates
     from clinjudge.report.safety_case import plot_forest, safety_case_markdown
-    from clinjudge.safety_case import ENDPOINTS, calibration_note, load_run, system_case
+    from clinjudge.safety_case import (
+        CALIBRATION,
+        ENDPOINTS,
+        calibration_note,
+        load_run,
+        system_case,
+    )
 
     with one_line_errors():
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out is a file, not a directory: {out}")
         gate_list = load_gates(gates)
-        unknown = sorted({g.metric for g in gate_list} - set(ENDPOINTS))
+        known = (*ENDPOINTS, *CALIBRATION)
+        unknown = sorted({g.metric for g in gate_list} - set(known))
         if unknown:
-            raise UsageError(
-                f"unknown endpoint {unknown[0]!r} in {gates}: use {', '.join(ENDPOINTS)}"
-            )
+            raise UsageError(f"unknown endpoint {unknown[0]!r} in {gates}: use {', '.join(known)}")
         if (subgroup_column is None) != (metadata is None):
             raise UsageError("--subgroup-column and --metadata go together")
         loaded = [load_run(r, judge) for r in runs]

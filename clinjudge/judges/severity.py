@@ -7,6 +7,8 @@
                      what such a line adds beyond the visit is a name or an age
     dose_frequency   a drug named with a dose, frequency or duration
     medication       a drug or drug class
+    plan_follow_up   counselling, education or monitoring ("monitor for signs of heart
+                     failure", "advised to avoid fatty foods"), whatever it is about
     test_result      a test, a vital sign or percentage, or a result word (x-ray, labs, A1c …)
     exam_finding     the Objective section, or examination words (tender, murmur, edema …)
     diagnosis        a disease in the Assessment or Plan
@@ -64,11 +66,17 @@ _SOCIAL = re.compile(
     re.I,
 )
 _INTRO = re.compile(
-    r"^\W*(?:\w+\W+){0,5}?(?:is|was) an? \d+[- ](?:year|y)[- ]?(?:old|o\.?)\b|\b\d+ ?y\.?o\.?\b",
+    r"^\W*(?:\w+\W+){0,5}?(?:is|was) an? (?:\w+ )?\d+[- ](?:year|y)[- ]?(?:old|o\.?)\b"
+    r"|\b\d+ ?y\.?o\.?\b",
     re.I,
 )
 _REFERRAL = re.compile(
     r"\b(?:refer\w*|consult\w*|specialist|schedul\w*|cardiolog\w*|endocrinolog\w*|surgery)\b",
+    re.I,
+)
+_COUNSEL = re.compile(
+    r"\b(?:monitor\w*|educat\w*|counsel\w*|advis\w*|instruct\w*|encourag\w*|report any"
+    r"|signs and symptoms|signs of|importance of)\b",
     re.I,
 )
 _FINDING_KINDS = frozenset({"finding", "disease", "symptom"})
@@ -85,6 +93,7 @@ def harm_category(text: str, section: str, kb: KnowledgeBase) -> HarmCategory:
         (bool(_INTRO.search(text)), "demographic_social"),
         (bool(kinds & _DRUG_KINDS) and bool(quantities & _DRUG_QUANTITIES), "dose_frequency"),
         (bool(kinds & _DRUG_KINDS), "medication"),
+        (bool(_COUNSEL.search(text)), "plan_follow_up"),
         (
             "test" in kinds or bool(quantities & {"vital", "percent"} or _TEST.search(text)),
             "test_result",

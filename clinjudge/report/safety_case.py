@@ -96,5 +96,5 @@ def plot_forest(case: dict[str, Any], out_dir: Path) -> Path | None:
     labels = [f"{system}: {name.replace('_rate', '')}" for system, name, _, _ in reversed(rows)]
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
     ax.set_xlabel("rate (95% Wilson interval); dashed: gate limit; red: gate fails")
-    ax.set_xlim(0, 1.15 * max(e['ci95'][1] for _, _, e, _ in rows))  # room for the n labels
+    ax.set_xlim(0, 1.15 * max(e["ci95"][1] for _, _, e, _ in rows))  # room for the n labels
     return save_figure(fig, out_dir / "forest.png")
