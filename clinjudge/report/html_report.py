@@ -1,0 +1,166 @@
+"""``report.html`` of a ``compare`` run: one self-contained page (no CDN, no server) a reviewer
+opens from disk to read every note with its claims coloured by verdict.
+
+The page is the Jinja2 template ``templates/compare.html.j2`` with its CSS and plain
+JavaScript inlined, and the run's data embedded as JSON (:func:`page_data`):
+
+- per judge: its headline rates with their 95% intervals and n;
+- per note (worst first: highest rate of the first SOAP judge): the note text, the transcript,
+  and each claim's span with every SOAP judge's verdict on it (tier, subtype, severity, harm
+  category, rationale, evidence spans in the transcript, knowledge entries); a claim is a
+  *flip* when one judge supports it and another does not;
+- the omission judge's omitted and contradicted facts with their transcript spans, when the run
+  has it.
+
+The script renders a note only when it scrolls near the viewport (``IntersectionObserver``), so
+a page of 100 notes and 5,000 claims opens fast. Clicking a claim shows its verdicts and the
+transcript with the evidence highlighted and scrolled into view; ``n`` / ``p`` move to the next
+or previous flagged claim; the flagged-claims table sorts by any column and filters by judge,
+tier, section and text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+TEMPLATES = Path(__file__).with_name("templates")
+#: Judges whose rows hold claims and verdicts (SOAP judges).
+CLAIM_KINDS = frozenset({"soap"})
+
+
+def page_data(
+    report: dict[str, Any],
+    items: list[Any],
+    kinds: dict[str, str],
+    rows: dict[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
+    """What the page shows (module docstring); ``kinds``: judge → kind, ``rows``: judge → its
+    rows (``id`` = item id)."""
+    soap = [n for n, k in kinds.items() if k in CLAIM_KINDS]
+    by_id = {n: {str(r["id"]): r for r in rows[n]} for n in rows}
+    notes = []
+    for item in items:
+        claims = _claims(item.id, soap, by_id)
+        omission = by_id.get("omission", {}).get(item.id)
+        facts = [
+            {k: f[k] for k in ("text", "category", "importance", "status", "spans", "rationale")}
+            for f in (omission or {}).get("facts") or []
+            if f["status"] != "covered"
+        ]
+        rates = {
+            n: _note_rate(by_id[n].get(item.id)) for n in soap if by_id[n].get(item.id) is not None
+        }
+        notes.append(
+            {
+                "id": item.id,
+                "note": item.note,
+                "transcript": item.transcript,
+                "claims": claims,
+                "rates": rates,
+                "facts": facts,
+            }
+        )
+    first = soap[0] if soap else None
+    notes.sort(key=lambda n: -(n["rates"].get(first) or 0.0) if first else 0.0)
+    judges = {
+        name: {"kind": kinds.get(name, ""), "headline": summary.get("headline") or {}}
+        for name, summary in (report.get("judges") or {}).items()
+    }
+    return {
+        "dataset": report.get("dataset", ""),
+        "n_items": report.get("n_items", len(items)),
+        "soap_judges": soap,
+        "judges": judges,
+        "notes": notes,
+        "version": (report.get("provenance") or {}).get("package_version", ""),
+    }
+
+
+def _claims(item_id: str, soap: list[str], by_id: dict) -> list[dict[str, Any]]:
+    """The item's claims (cut once, shared by the SOAP judges) with each judge's verdict."""
+    claims: dict[str, dict[str, Any]] = {}
+    for judge in soap:
+        row = by_id[judge].get(item_id)
+        if row is None:
+            continue
+        for c in row.get("claims") or []:
+            claims.setdefault(
+                c["id"],
+                {
+                    "id": c["id"],
+                    "text": c["text"],
+                    "section": c.get("section", ""),
+                    "start": c["start"],
+                    "end": c["end"],
+                    "verdicts": {},
+                },
+            )
+        for v in row.get("verdicts") or []:
+            if v["claim_id"] in claims:
+                claims[v["claim_id"]]["verdicts"][judge] = {
+                    "tier": v["tier"],
+                    "subtype": v.get("subtype", ""),
+                    "severity": v.get("severity"),
+                    "harm_category": v.get("harm_category"),
+                    "rationale": v.get("rationale", ""),
+                    "evidence": [
+                        [e["start"], e["end"]]
+                        for e in v.get("evidence") or []
+                        if e.get("source", "transcript") == "transcript" and e.get("start", -1) >= 0
+                    ],
+                    "knowledge": [_knowledge(k) for k in v.get("knowledge") or []],
+                }
+    out = sorted(claims.values(), key=lambda c: (c["start"], c["end"]))
+    for c in out:
+        tiers = {v["tier"] >= 4 for v in c["verdicts"].values()}
+        c["flip"] = len(tiers) > 1
+    return out
+
+
+def _knowledge(entry: Any) -> str:
+    if isinstance(entry, dict):
+        return str(entry.get("term") or entry.get("preferred") or entry.get("id") or entry)
+    return str(entry)
+
+
+def _note_rate(row: dict[str, Any]) -> float | None:
+    verdicts = row.get("verdicts") or []
+    if not verdicts:
+        return None
+    return sum(1 for v in verdicts if v["tier"] >= 4) / len(verdicts)
+
+
+def render_html(data: dict[str, Any]) -> str:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"])
+    )
+    template = env.get_template("compare.html.j2")
+    return template.render(
+        data=data,
+        css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
+        js=(TEMPLATES / "report.js").read_text(encoding="utf-8"),
+    )
+
+
+def write_compare_html(
+    report: dict[str, Any],
+    items: list[Any],
+    kinds: dict[str, str],
+    rows: dict[str, list[dict[str, Any]]],
+    out_dir: Path,
+) -> Path:
+    path = Path(out_dir) / "report.html"
+    path.write_text(render_html(page_data(report, items, kinds, rows)), encoding="utf-8")
+    return path
+
+
+def data_of_page(html: str) -> dict[str, Any]:
+    """The data embedded in a page (for tests and tools)."""
+    start = html.index('<script id="data" type="application/json">') + len(
+        '<script id="data" type="application/json">'
+    )
+    return json.loads(html[start : html.index("</script>", start)])
