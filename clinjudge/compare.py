@@ -21,6 +21,7 @@ from clinjudge.datasets.items import Dataset
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
+from clinjudge.report.flagged_claims import flagged_claims
 from clinjudge.report.html_report import write_compare_html
 from clinjudge.run_dir import judge_dataset
 
@@ -68,8 +69,8 @@ async def run_compare(
         },
     }
     write_verdicts(out_dir / "verdicts.jsonl", judges, rows)
-    files = write_compare_report(report, out_dir)
     kinds = {name: judge.kind for name, judge in judges.items()}
+    files = write_compare_report(report, out_dir, flagged_claims(kinds, rows))
     page = write_compare_html(report, dataset.items, kinds, rows, out_dir)
     return CompareResult(report=report, files=[out_dir / "verdicts.jsonl", *files, page])
 

@@ -252,3 +252,23 @@ def test_compare_whose_every_call_fails_exits_1_naming_the_endpoint(dataset, tmp
     assert report["judges"]["inference-aware"]["n_claims"] == 0
     assert report["failures"]["inference-aware"]["by_reason"][0]["kind"] == "error"
     assert sorted(report["items_to_retry"]["inference-aware"]) == ["e1", "e2"]
+
+
+def test_a_note_that_is_not_english_gets_a_one_line_warning(tmp_path):
+    from clinjudge.text.language import looks_english
+
+    spanish = (
+        "El paciente refiere dolor torácico desde hace dos días, sin fiebre ni tos. "
+        "Toma lisinopril diez miligramos al día y niega alergias conocidas."
+    )
+    assert not looks_english(spanish)
+    assert looks_english("Pt c/o CP x2d, no SOB. HTN on lisinopril 10mg qd. PMH: DM2, HLD.")
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
+    note = tmp_path / "n.txt"
+    note.write_text(spanish)
+    result = run("judge", "--transcript", transcript, "--note", note)
+    assert result.exit_code == 0, result.output
+    text = result.stderr if hasattr(result, "stderr") else result.output
+    warnings = [line for line in text.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "the note" in warnings[0] and "the transcript" not in warnings[0]

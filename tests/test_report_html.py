@@ -111,3 +111,20 @@ def test_the_flagged_table_filters_and_n_moves_to_the_next_flagged_claim(page):
     tab.keyboard.press("n")
     tab.wait_for_selector("#detail:not([hidden])")
     assert tab.locator(".claim.current").count() >= 1
+
+
+def test_report_md_lists_every_flagged_claim_with_why_and_evidence(run):
+    out, _ = run
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    data = data_of_page((out / "report.html").read_text(encoding="utf-8"))
+    flagged = [
+        (c["text"], v["rationale"])
+        for n in data["notes"]
+        for c in n["claims"]
+        for v in c["verdicts"].values()
+        if v["tier"] >= 4
+    ]
+    assert "## Flagged claims" in markdown
+    assert f"{len(flagged)} tier 4–5 claims" in markdown
+    for text, _why in flagged[:20]:
+        assert text[:60].replace("|", "\\|") in markdown

@@ -219,3 +219,18 @@ def print_run_failures(report: dict) -> None:
                 f"[yellow]{name}: {len(ids)} items lost calls or replies (excluded where "
                 "unjudged); the next run judges them again"
             )
+
+
+def warn_if_not_english(texts: dict[str, str]) -> None:
+    """One stderr line naming the texts that do not look English
+    (:func:`clinjudge.text.language.looks_english`); nothing when all do."""
+    from clinjudge.text.language import looks_english
+
+    odd = [name for name, text in texts.items() if text and not looks_english(text)]
+    if odd:
+        shown = ", ".join(odd[:5]) + (f" and {len(odd) - 5} more" if len(odd) > 5 else "")
+        print(
+            f"warning: {shown} do(es) not look like English; clinjudge's vocabularies and rules "
+            "are English, so such text is judged on its names and numbers only",
+            file=sys.stderr,
+        )

@@ -22,6 +22,7 @@ from clinjudge.cli.common import (
     progress_bars,
     run_concurrency,
     stdout,
+    warn_if_not_english,
 )
 from clinjudge.evaluators.registry import judges_help
 
@@ -82,6 +83,7 @@ def compare(
             note_column=text_column,
             id_column=id_column,
         )
+        warn_if_not_english({f"item {i.id}": i.note for i in data.items})
         with progress_bars() as progress:
             result = run_compare_sync(
                 data,

@@ -19,6 +19,7 @@ from clinjudge.cli.common import (
     prompt_overrides,
     read_text_file,
     stdout,
+    warn_if_not_english,
 )
 
 
@@ -43,6 +44,7 @@ def judge(
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         transcript_text = read_text_file(transcript, "transcript")
         note_text = read_text_file(note, "note")
+        warn_if_not_english({"the transcript": transcript_text, "the note": note_text})
         from clinjudge.api import judge_note
 
         result = judge_note(

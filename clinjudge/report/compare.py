@@ -30,10 +30,17 @@ from clinjudge.report.compare_markdown import render_compare_markdown
 from clinjudge.report.compare_plots import write_compare_plots
 
 
-def write_compare_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
+def write_compare_report(
+    report: dict[str, Any], out_dir: Path, flagged: list[dict[str, Any]] | None = None
+) -> list[Path]:
     """Write ``report.json`` (indent 2, strict JSON: NaN/inf become ``null``), the PNG plots
-    whose data is present, and ``report.md`` embedding them; return the files written."""
-    return write_report_files(report, out_dir, write_compare_plots, render_compare_markdown)
+    whose data is present, and ``report.md`` embedding them and listing the ``flagged`` claims;
+    return the files written."""
+
+    def markdown(report: dict[str, Any], images: list[str]) -> str:
+        return render_compare_markdown(report, images=images, flagged=flagged or [])
+
+    return write_report_files(report, out_dir, write_compare_plots, markdown)
 
 
 def write_report_files(

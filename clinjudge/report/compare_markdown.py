@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from importlib import metadata
 from typing import Any, get_args
 
+from clinjudge.report.flagged_claims import flagged_section
 from clinjudge.report.formatting import (
     is_number,
     markdown_table,
@@ -26,10 +27,13 @@ MAX_FLIPS = 20
 MAX_NOTE_DIFFERENCES = 10
 
 
-def render_compare_markdown(report: dict[str, Any], images: Sequence[str] = ()) -> str:
+def render_compare_markdown(
+    report: dict[str, Any], images: Sequence[str] = (), flagged: Sequence[dict[str, Any]] = ()
+) -> str:
     """The whole ``report.md``: judges, exclusions, tiers, sub-types, sections, paired
     differences, largest per-note differences, flipped claims, provenance; ``images`` are PNG
-    file names (relative to the Markdown file) embedded after the judge table."""
+    file names (relative to the Markdown file) embedded after the judge table; ``flagged`` the
+    run's flagged claims (:mod:`clinjudge.report.flagged_claims`)."""
     judges: dict[str, dict[str, Any]] = report.get("judges") or {}
     soap = soap_judges(judges)
     others = {name: j for name, j in judges.items() if name not in soap}
@@ -45,6 +49,7 @@ def render_compare_markdown(report: dict[str, Any], images: Sequence[str] = ()) 
         *_paired_section(report.get("paired") or []),
         *_note_differences_section(report.get("per_item") or [], list(soap)),
         *_flips_section(report.get("flips") or [], list(soap)),
+        *flagged_section(list(flagged)),
         *_provenance_section(report),
     ]
     return "\n\n".join(parts) + "\n"
