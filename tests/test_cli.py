@@ -272,3 +272,25 @@ def test_a_note_that_is_not_english_gets_a_one_line_warning(tmp_path):
     text = result.stderr if hasattr(result, "stderr") else result.output
     warnings = [line for line in text.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "the note" in warnings[0] and "the transcript" not in warnings[0]
+
+
+def test_judge_whose_every_call_fails_exits_1_naming_the_endpoint(tmp_path, monkeypatch):
+    dead = "http://127.0.0.1:9/v1"
+    for key, value in (
+        ("CLINJUDGE_MODEL", "stub-judge"),
+        ("OPENAI_BASE_URL", dead),
+        ("OPENAI_API_KEY", "sk-test"),
+        ("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache")),
+        ("CLINJUDGE_MAX_RETRIES", "0"),
+    ):
+        monkeypatch.setenv(key, value)
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
+    note = tmp_path / "n.txt"
+    note.write_text("HPI: Chest pain for two days.\n")
+    args = ("--transcript", transcript, "--note", note, "--backend", "llm", "--claims", "split")
+    for extra in ((), ("--json",)):
+        result = run("judge", *args, *extra)
+        assert result.exit_code == 1, result.output
+        last = result.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"error: every model call to {dead} failed: "), last

@@ -55,8 +55,12 @@ def judge(
             prompts=prompt_overrides(prompt),
             claims=claims,
         )
+    dead = _every_call_failed(result)
     if as_json:
         sys.stdout.write(json.dumps(result.as_json(), indent=2, ensure_ascii=False) + "\n")
+        if dead:
+            print(f"error: {dead}", file=sys.stderr)
+            raise typer.Exit(1)
         return
     from clinjudge.report import render_claim_table
 
@@ -69,3 +73,16 @@ def judge(
         f" (excluded: {report.parse_failures} parse failures, {report.errors} errors)"
     )
     stdout.print(f"{report.n_major} of them major (could change diagnosis, treatment or follow-up)")
+    if dead:
+        print(f"error: {dead}", file=sys.stderr)
+        raise typer.Exit(1)
+
+
+def _every_call_failed(result) -> str | None:  # noqa: ANN001 - an api.JudgeResult
+    """One line naming the endpoint and the first error when nothing was judged because every
+    model call failed (exit code 1); ``None`` otherwise."""
+    report = result.report
+    if report.n_judged or not report.failures:
+        return None
+    where = result.provenance.base_url or result.provenance.model or "the model"
+    return f"every model call to {where} failed: {report.failures[0].reason}"

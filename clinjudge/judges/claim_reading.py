@@ -55,7 +55,7 @@ def cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg)
             extended |= words
     covered = analysis.coverage(extended)
     if covered >= cfg.lexical_coverage and analysis.coverage(pool) < covered:
-        return f"follows from facts stated in other note sections ({covered:.0%} of words)"
+        return f"follows from facts stated elsewhere in the note ({covered:.0%} of its words)"
     return None
 
 

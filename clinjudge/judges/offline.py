@@ -267,12 +267,15 @@ class OfflineVerifier:
             )
         restated = cfg.strict_coverage if lexical else cfg.lexical_coverage
         if m.lexical_coverage >= restated:
-            why = f"stated in the transcript ({m.lexical_coverage:.0%} of words)"
+            why = f"the visit says this ({m.lexical_coverage:.0%} of its content words appear)"
             return Assessment(
                 claim, verdict(1, "restatement", why), features=m.features, novel=m.novel
             )
         if lexical:
-            why = f"not stated in the transcript ({m.lexical_coverage:.0%} of words)"
+            why = (
+                "the visit does not say this word for word "
+                f"(only {m.lexical_coverage:.0%} of its content words appear)"
+            )
             return Assessment(
                 claim, verdict(4, "no_basis", why), features=m.features, novel=m.novel
             )
@@ -343,10 +346,11 @@ class OfflineVerifier:
             "plan_unvoiced": any(k not in facts.plans for k in plan_kinds(analysis.claim.text)),
         }
         if used and covered >= cfg.knowledge_coverage:
-            why = f"stated in equivalent terms ({covered:.0%} of words)"
+            why = f"the visit says this in other terms ({covered:.0%} of its words, with synonyms)"
             m.cascade, m.by_knowledge = (2, subtype, why, used), True
         elif cosine >= cfg.paraphrase_cosine and covered >= cfg.paraphrase_coverage:
-            m.cascade = (2, "paraphrase", f"paraphrase of the transcript (cosine {cosine:.2f})", ())
+            why = f"the visit says this in other words (meaning similarity {cosine:.2f})"
+            m.cascade = (2, "paraphrase", why, ())
         elif inferred:
             m.cascade, m.by_knowledge = (3, "inference", inferred[0], inferred[1]), True
         elif cross:
@@ -366,14 +370,20 @@ class OfflineVerifier:
             or (covered >= cfg.summary_min_coverage and cosine >= cfg.summary_min_cosine)
             or cosine >= cfg.semantic_cosine
         ):
-            why = f"clinical summary of the transcript (cosine {cosine:.2f}, {covered:.0%} words)"
+            why = (
+                "a fair clinical summary of what the visit says "
+                f"(similarity {cosine:.2f}, {covered:.0%} of its words)"
+            )
             m.cascade = (3, "inference", why, used)
         elif m.coverage_anywhere >= cfg.summary_coverage and cosine >= cfg.summary_cosine:
             share = m.coverage_anywhere
-            why = f"summary of facts stated across the transcript ({share:.0%} of words)"
+            why = f"sums up facts stated across the visit ({share:.0%} of its words appear)"
             m.cascade = (3, "inference", why, used)
         else:
-            why = f"no basis found ({covered:.0%} of words, cosine {cosine:.2f})"
+            why = (
+                "nothing in the visit supports this: no passage says it or something close "
+                f"({covered:.0%} of its content words appear; best similarity {cosine:.2f})"
+            )
             m.cascade = (4, "no_basis", why, ())
         m.novel, m.features = claim_features(analysis, m, pool, facts)
         return m

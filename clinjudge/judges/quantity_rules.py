@@ -40,10 +40,11 @@ def check_quantities(
         if any(quantities_agree(q, t) for t in stated) or any(_asr_variant(q, t) for t in nearby):
             analysis.accounted.append((q.start, q.end))
             continue
-        if any(quantities_agree(q, t) is False for t in nearby):
-            return 5, f"'{q.text}' disagrees with the value stated in the transcript"
+        said = next((t for t in nearby if quantities_agree(q, t) is False), None)
+        if said is not None:
+            return 5, f"'{q.text}' disagrees with what the visit says: '{said.text}'"
         if q.kind in FLOOR_QUANTITIES:
-            return 4, f"{q.kind} '{q.text}' has no equivalent in the transcript"
+            return 4, f"the visit never gives this {q.kind}: '{q.text}' has no equivalent"
     return None
 
 
