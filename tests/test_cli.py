@@ -294,3 +294,35 @@ def test_judge_whose_every_call_fails_exits_1_naming_the_endpoint(tmp_path, monk
         assert result.exit_code == 1, result.output
         last = result.stderr.strip().splitlines()[-1]
         assert last.startswith(f"error: every model call to {dead} failed: "), last
+
+
+def test_judge_prints_tsv_or_jsonl_and_writes_the_claim_viewer(tmp_path):
+    from clinjudge.report.html_report import data_of_page
+
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
+    note = tmp_path / "n.txt"
+    note.write_text("HPI: Chest pain for two days. Denies fever.\n")
+    page = tmp_path / "one.html"
+    tsv = run(
+        "judge", "--transcript", transcript, "--note", note, "--format", "tsv", "--html", page
+    )
+    assert tsv.exit_code == 0, tsv.output
+    lines = [line for line in tsv.stdout.splitlines() if line]
+    assert lines[0].split("\t") == [
+        "id",
+        "section",
+        "tier",
+        "subtype",
+        "severity",
+        "text",
+        "rationale",
+    ]
+    assert all(len(line.split("\t")) == 7 for line in lines) and len(lines) == 3
+    jsonl = run("judge", "--transcript", transcript, "--note", note, "--format", "jsonl")
+    rows = [json.loads(line) for line in jsonl.stdout.splitlines() if line]
+    assert [r["text"] for r in rows] == [line.split("\t")[5] for line in lines[1:]]
+    data = data_of_page(page.read_text(encoding="utf-8"))
+    assert [c["text"] for c in data["notes"][0]["claims"]] == [r["text"] for r in rows]
+    bad = run("judge", "--transcript", transcript, "--note", note, "--format", "xml")
+    assert_one_line_error(bad, "--format must be one of")

@@ -14,6 +14,7 @@ from clinjudge.cli.common import (
     ClaimsOpt,
     ModeOpt,
     PromptOpt,
+    UsageError,
     check_choice,
     one_line_errors,
     prompt_overrides,
@@ -31,6 +32,17 @@ def judge(
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="table (a terminal), tsv (a claim per line, for spreadsheets and pipes), json "
+            "(one object, as --json), jsonl (a claim per line).",
+        ),
+    ] = "table",
+    html: Annotated[
+        Path | None, typer.Option(help="Also write the claim viewer page (report.html) here.")
+    ] = None,
 ) -> None:
     """Judge one note against its transcript and print a per-claim table (or JSON).
 
@@ -42,6 +54,9 @@ def judge(
         check_choice(mode, ("lexical", "inference-aware"), "--mode")
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
+        check_choice(output_format, FORMATS, "--format")
+        if html is not None and html.is_dir():
+            raise UsageError(f"--html is a directory, not a file: {html}")
         transcript_text = read_text_file(transcript, "transcript")
         note_text = read_text_file(note, "note")
         warn_if_not_english({"the transcript": transcript_text, "the note": note_text})
@@ -56,8 +71,10 @@ def judge(
             claims=claims,
         )
     dead = _every_call_failed(result)
-    if as_json:
-        sys.stdout.write(json.dumps(result.as_json(), indent=2, ensure_ascii=False) + "\n")
+    if html is not None:
+        _write_html(html, transcript_text, note_text, mode, result)
+    if as_json or output_format != "table":
+        _print_rows(result, "json" if as_json else output_format)
         if dead:
             print(f"error: {dead}", file=sys.stderr)
             raise typer.Exit(1)
@@ -86,3 +103,38 @@ def _every_call_failed(result) -> str | None:  # noqa: ANN001 - an api.JudgeResu
         return None
     where = result.provenance.base_url or result.provenance.model or "the model"
     return f"every model call to {where} failed: {report.failures[0].reason}"
+
+
+FORMATS = ("table", "tsv", "json", "jsonl")
+TSV_COLUMNS = ("id", "section", "tier", "subtype", "severity", "text", "rationale")
+
+
+def _print_rows(result, output_format: str) -> None:  # noqa: ANN001 - an api.JudgeResult
+    if output_format == "json":
+        sys.stdout.write(json.dumps(result.as_json(), indent=2, ensure_ascii=False) + "\n")
+    elif output_format == "jsonl":
+        for row in result.rows():
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("\t".join(TSV_COLUMNS) + "\n")
+        for row in result.rows():
+            cells = ["" if row.get(c) is None else str(row.get(c)) for c in TSV_COLUMNS]
+            sys.stdout.write(
+                "\t".join(c.replace("\t", " ").replace("\n", " ") for c in cells) + "\n"
+            )
+
+
+def _write_html(path: Path, transcript: str, note: str, mode: str, result) -> None:  # noqa: ANN001
+    """The one-note claim viewer page."""
+    from clinjudge.datasets.items import Item
+    from clinjudge.report.html_report import page_data, render_html
+
+    row = {"id": "note", **result.report.model_dump(mode="json")}
+    rate = result.report.hallucination_rate
+    n = result.report.n_judged
+    headline = {"hallucination_rate": {"value": rate, "ci95": None, "n": n}}
+    report = {"dataset": "one note", "n_items": 1, "judges": {mode: {"headline": headline}}}
+    item = Item(id="note", transcript=transcript, note=note)
+    data = page_data(report, [item], {mode: "soap"}, {mode: [row]})
+    path.write_text(render_html(data), encoding="utf-8")
+    print(f"wrote {path}", file=sys.stderr)

@@ -19,7 +19,7 @@ KNOWLEDGE_WIDTH = 40
 def render_claim_table(
     claims: Sequence[Mapping[str, Any] | Any], title: str | None = None
 ) -> Table:
-    """A rich table with columns id, section, tier, verdict, claim, evidence, knowledge.
+    """A rich table with columns id, section, tier, verdict, claim, why, evidence, knowledge.
 
     Each claim is a dict (or a pydantic model) with keys ``id, text, section, tier, supported,
     subtype, evidence, knowledge`` and, for a claim that could not be judged (``tier`` None),
@@ -31,6 +31,7 @@ def render_claim_table(
     table.add_column("tier", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     table.add_column("claim")
+    table.add_column("why")
     table.add_column("evidence")
     table.add_column("knowledge")
     counts = {"supported": 0, "hallucinated": 0, "not judged": 0}
@@ -44,6 +45,7 @@ def render_claim_table(
             _tier(claim),
             verdict,
             truncate(claim.get("text") or "", CLAIM_WIDTH),
+            truncate(claim.get("rationale") or "", CLAIM_WIDTH),
             _evidence(claim),
             _knowledge(claim.get("knowledge") or []),
         )

@@ -19,8 +19,11 @@ from clinjudge.metrics.intervals import wilson_interval
 from clinjudge.report.formatting import is_number, percent
 from clinjudge.types import TIERS
 
-TIER_COLOURS = {1: "#1a9850", 2: "#66bd63", 3: "#a6d96a", 4: "#f46d43", 5: "#a50026"}
+#: Tier 2 light green and tier 3 yellow, the colours report.html uses: supported tiers told apart.
+TIER_COLOURS = {1: "#1a9850", 2: "#91cf60", 3: "#fee08b", 4: "#f46d43", 5: "#a50026"}
 JUDGE_COLOUR = "#4472c4"
+#: Notes named on the per-note scatter (largest differences first).
+LABELLED_NOTES = 6
 DPI = 150
 
 
@@ -173,12 +176,12 @@ def plot_per_note(report: dict[str, Any], out_dir: Path) -> Path | None:
         rate_a = (row.get(a) or {}).get("hallucination_rate")
         rate_b = (row.get(b) or {}).get("hallucination_rate")
         if is_number(rate_a) and is_number(rate_b):
-            points.append((rate_a, rate_b))
+            points.append((rate_a, rate_b, str(row.get("id", ""))))
     if not points:
         return None
     fig = new_figure(5.2, 5.2)
     ax = fig.add_subplot()
-    limit = min(1.0, max(0.1, max(max(p) for p in points) * 1.1))
+    limit = min(1.0, max(0.1, max(max(p[0], p[1]) for p in points) * 1.1))
     ax.plot([0, limit], [0, limit], linestyle="--", color="grey", linewidth=1, label="equal rates")
     ax.scatter(
         [p[0] for p in points],
@@ -189,8 +192,11 @@ def plot_per_note(report: dict[str, Any], out_dir: Path) -> Path | None:
         s=40,
         label="one note",
     )
-    above = sum(1 for x, y in points if y > x)
-    below = sum(1 for x, y in points if y < x)
+    # the notes the judges disagree on most are named
+    for x, y, name in sorted(points, key=lambda p: -abs(p[0] - p[1]))[:LABELLED_NOTES]:
+        ax.annotate(name, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7)
+    above = sum(1 for x, y, _ in points if y > x)
+    below = sum(1 for x, y, _ in points if y < x)
     margin = 0.02 * limit
     ax.set_xlim(-margin, limit)
     ax.set_ylim(-margin, limit)
