@@ -326,3 +326,17 @@ def test_judge_prints_tsv_or_jsonl_and_writes_the_claim_viewer(tmp_path):
     assert [c["text"] for c in data["notes"][0]["claims"]] == [r["text"] for r in rows]
     bad = run("judge", "--transcript", transcript, "--note", note, "--format", "xml")
     assert_one_line_error(bad, "--format must be one of")
+
+
+def test_a_long_note_prints_its_flagged_claims_and_says_how_to_see_all(tmp_path):
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
+    note = tmp_path / "n.txt"
+    note.write_text(
+        "HPI: Chest pain for two days.\n"
+        + "".join(f"Item {i}: the patient keeps {i} goldfish named Rex.\n" for i in range(130))
+    )
+    result = run("judge", "--transcript", transcript, "--note", note)
+    assert result.exit_code == 0, result.output
+    assert "showing 100 of 131 claims (the flagged ones first)" in result.stdout
+    assert "Chest pain for two days." not in result.stdout  # a supported claim, left out

@@ -17,7 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from clinjudge.datasets.items import DatasetError
 from clinjudge.errors import ConfigError
 
-stdout = Console()
+#: Piped output is not wrapped to 80 columns (one word per line in a narrow table column).
+stdout = Console() if sys.stdout.isatty() else Console(width=200)
 stderr = Console(stderr=True)
 
 ModeOpt = Annotated[

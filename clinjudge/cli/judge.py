@@ -82,7 +82,15 @@ def judge(
     from clinjudge.report import render_claim_table
 
     report = result.report
-    stdout.print(render_claim_table(result.rows(), title=f"{mode} judge ({report.backend})"))
+    rows = result.rows()
+    listed = rows if len(rows) <= MAX_TABLE_ROWS else [r for r in rows if not r.get("supported")]
+    listed = listed[:MAX_TABLE_ROWS]
+    stdout.print(render_claim_table(listed, title=f"{mode} judge ({report.backend})"))
+    if len(listed) < len(rows):
+        stdout.print(
+            f"showing {len(listed)} of {len(rows)} claims (the flagged ones first); "
+            "--format jsonl or tsv prints every claim, --html FILE shows them in the note"
+        )
     rate = report.hallucination_rate
     shown = "n/a" if rate is None else f"{rate:.1%}"
     stdout.print(
@@ -106,6 +114,8 @@ def _every_call_failed(result) -> str | None:  # noqa: ANN001 - an api.JudgeResu
 
 
 FORMATS = ("table", "tsv", "json", "jsonl")
+#: Longest claim table printed; beyond it, the flagged claims only (and how to see all).
+MAX_TABLE_ROWS = 100
 TSV_COLUMNS = ("id", "section", "tier", "subtype", "severity", "text", "rationale")
 
 
