@@ -35,3 +35,28 @@ def test_saving_an_index_removes_the_stale_copies(tmp_path):
     removed = remove_stale_indexes(tmp_path, keep=tmp_path / "index-new")
     assert sorted(p.name for p in removed) == ["index-old1", "index-old2"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["index-new", "lexicon-abc"]
+
+
+def test_a_new_lexicon_removes_older_ones_of_the_same_sources_only(tmp_path):
+    import json
+
+    from clinjudge.knowledge.base import remove_stale_lexicons
+
+    def lexicon(name, sources, code):
+        (tmp_path / f"{name}.pkl").write_bytes(b"x")
+        manifest = {"sources": sources, "code": code, "extra": {}, "snomed": {}}
+        (tmp_path / f"{name}.json").write_text(json.dumps(manifest))
+        return manifest
+
+    lexicon("lexicon-old", ["drugs", "icd10cm"], "v1")
+    lexicon("lexicon-snomed", ["drugs", "icd10cm", "snomed"], "v1")
+    (tmp_path / "lexicon-nomanifest.pkl").write_bytes(b"x")
+    new = lexicon("lexicon-new", ["drugs", "icd10cm"], "v2")
+    removed = remove_stale_lexicons(tmp_path, keep=tmp_path / "lexicon-new.pkl", manifest=new)
+    assert [p.name for p in removed] == ["lexicon-old.pkl"]
+    assert sorted(p.name for p in tmp_path.glob("*.pkl")) == [
+        "lexicon-new.pkl",
+        "lexicon-nomanifest.pkl",
+        "lexicon-snomed.pkl",
+    ]
+    assert not (tmp_path / "lexicon-old.json").exists()

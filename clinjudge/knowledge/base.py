@@ -11,6 +11,7 @@ lay_for, has_symptom, in_class, is_a ...), and which concepts are nearest to a q
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import shutil
 import sys
@@ -111,6 +112,7 @@ class KnowledgeBase:
         try:
             cache.write_pickle(path, lexicon)
             cache.write_json(path.with_suffix(".json"), manifest)
+            remove_stale_lexicons(root, keep=path, manifest=manifest)
         except OSError as exc:  # a read-only cache must not stop the judge
             log.warning("knowledge cache not written (%s): %s", path, exc)
         return cls(lexicon, manifest, root, model)
@@ -354,3 +356,32 @@ def remove_stale_indexes(root: Path, keep: Path) -> list[Path]:
             shutil.rmtree(old, ignore_errors=True)
             removed.append(old)
     return removed
+
+
+def remove_stale_lexicons(root: Path, keep: Path, manifest: dict[str, Any]) -> list[Path]:
+    """Delete the other ``lexicon-*`` files built from the same selection of sources (same
+    source names, extra files and SNOMED release paths) — earlier code or data of one
+    vocabulary — once ``keep`` is saved; lexicons of other selections stay. Returns what was
+    removed."""
+    selection = _selection(manifest)
+    removed = []
+    for old in root.glob("lexicon-*.pkl"):
+        if old.resolve() == keep.resolve():
+            continue
+        try:
+            other = json.loads(old.with_suffix(".json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # no readable manifest: not ours to judge
+        if _selection(other) == selection:
+            for path in (old, old.with_suffix(".json")):
+                path.unlink(missing_ok=True)
+            removed.append(old)
+    return removed
+
+
+def _selection(manifest: dict[str, Any]) -> tuple:
+    return (
+        tuple(manifest.get("sources") or ()),
+        tuple(sorted(manifest.get("extra") or {})),
+        tuple(sorted(manifest.get("snomed") or {})),
+    )
