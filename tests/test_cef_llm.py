@@ -131,7 +131,7 @@ def test_llm_exam_over_http(openai_stub):
     assert row["retry"] is False
 
 
-def test_malformed_json_is_a_counted_parse_failure(openai_stub):
+def test_malformed_json_is_a_counted_parse_failure_retried_next_run(openai_stub):
     def broken_cross(request):
         if kind_of(request) == "cross":
             return Reply('{"answers": [{"id": "d1", "answer": "YES"')  # truncated JSON
@@ -145,6 +145,7 @@ def test_malformed_json_is_a_counted_parse_failure(openai_stub):
     assert row["coverage"] is None and row["consistency"] is None and row["overall"] is None
     # each cross batch: the first reply and one re-ask
     assert sum(1 for r in openai_stub.requests if kind_of(r) == "cross") == 4
+    assert row["retry"] is True  # a reply that never parsed is asked again by the next run
 
 
 def test_failed_calls_are_errors_and_mark_the_row_for_retry(openai_stub):

@@ -55,6 +55,10 @@ class AnswerBatch(BaseModel):
     answers: list[AnswerItem]
 
 
+#: The detail of the answers of a reply that could not be parsed at all (a retry asks again).
+REPLY_NOT_PARSED = "reply not parsed"
+
+
 class LLMCef:
     """Generates and answers CEF questions with a chat model."""
 
@@ -107,7 +111,8 @@ class LLMCef:
         )
         if not isinstance(result, AnswerBatch):
             kind = "error" if isinstance(result, CallError) else "parse_failure"
-            return [AnswerRecord(id=q.id, kind=kind, detail=result.reason) for q in questions]
+            detail = result.reason if kind == "error" else f"{REPLY_NOT_PARSED}: {result.reason}"
+            return [AnswerRecord(id=q.id, kind=kind, detail=detail) for q in questions]
         given: dict[str, str] = {}
         for item in result.answers:
             given.setdefault(item.id.strip(), item.answer)

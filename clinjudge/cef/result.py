@@ -95,6 +95,22 @@ class CefResult(BaseModel):
     seconds: float = 0.0
 
     @property
+    def incomplete(self) -> bool:
+        """True when a failed call or a reply that could not be parsed at all cost answers or
+        a side's questions: the next run retries the item, and the response cache keeps every
+        reply that parsed, so only the lost calls are made again. A single unreadable answer
+        inside a reply that parsed is not retried: the cached reply would give it again."""
+        whole = any(
+            q.status == "parse_failure" and q.detail.startswith("reply not parsed")
+            for q in self.questions
+        )
+        return (
+            self.lost_to_errors
+            or whole
+            or any(f.get("kind") == "parse_failure" for f in self.failures)
+        )
+
+    @property
     def lost_to_errors(self) -> bool:
         """True when a failed call (not a bad reply) cost an answer or a side's questions:
         re-running may complete the item."""

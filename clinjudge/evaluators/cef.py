@@ -7,8 +7,8 @@ SOAP-judge setting compare hands to every judge) is ignored.
 
 A row is the item's :class:`~clinjudge.cef.result.CefResult` under its ``id`` (scores, counts,
 every question with its answers and span, seconds); ``retry`` marks a row that lost answers to
-failed calls. ``score(row)`` = overall; the flagged spans are the spans in S of the S-questions
-the source answers IDK or NO.
+failed calls or unparseable replies. ``score(row)`` = overall; the flagged spans are the spans
+in S of the S-questions the source answers IDK or NO.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class CefEvaluator:
             config={"recursion_limit": RECURSION_LIMIT},
         )
         result = CefResult.model_validate(final["result"])
-        return {**final["result"], "id": item.id, "retry": result.lost_to_errors}
+        return {**final["result"], "id": item.id, "retry": result.incomplete}
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """``headline``: per score, the mean over the items where it is defined, its 95%

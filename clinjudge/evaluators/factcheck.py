@@ -72,8 +72,8 @@ class FactcheckEvaluator:
         finally:
             self._context.searches.pop(key, None)
         row = result.model_dump(mode="json")
-        if any(c.failure and c.failure.kind == "error" for c in result.claims):
-            row["retry"] = True  # a transport error lost part of it: run it again next time
+        if any(c.failure for c in result.claims):
+            row["retry"] = True  # a failed call or bad reply lost part of it: run it again
         return row
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
