@@ -243,7 +243,7 @@ def render(table) -> str:
 def test_claim_table_columns_and_rows():
     table = render_claim_table(CLAIMS)
     headers = [c.header for c in table.columns]
-    assert headers == ["id", "section", "tier", "verdict", "claim", "evidence", "knowledge"]
+    assert headers == ["id", "section", "tier", "verdict", "claim", "why", "evidence", "knowledge"]
     assert table.row_count == 3
     text = render(table)
     assert "2 (trade_generic)" in text and "supported" in text
