@@ -121,6 +121,7 @@ async def run_meta_eval(
 
     The first SOAP judge's claims are given to the other SOAP judges (as in ``compare``), so
     they rate the same claims. A directory holding a run with other settings is refused."""
+    from clinjudge.report.meta_eval_html import write_meta_eval_html
     from clinjudge.report.meta_eval_report import write_meta_eval_report
 
     out_dir = Path(out_dir)
@@ -177,7 +178,8 @@ async def run_meta_eval(
             for s in judge_scores:
                 handle.write(json.dumps(asdict(s), ensure_ascii=False) + "\n")
     files = write_meta_eval_report(report, out_dir)
-    return MetaEvalResult(report=report, scores=scores, files=[scored_path, *files])
+    page = write_meta_eval_html(report, pairs, scores, out_dir)
+    return MetaEvalResult(report=report, scores=scores, files=[scored_path, *files, page])
 
 
 def pairs_summary(dataset: Dataset, pairs: Sequence[PairRecord]) -> dict[str, Any]:

@@ -128,3 +128,36 @@ def test_report_md_lists_every_flagged_claim_with_why_and_evidence(run):
     assert f"{len(flagged)} tier 4–5 claims" in markdown
     for text, _why in flagged[:20]:
         assert text[:60].replace("|", "\\|") in markdown
+
+
+@pytest.fixture(scope="module")
+def meta_run(tmp_path_factory):
+    from pathlib import Path
+
+    from clinjudge.inject.pairs import read_pairs
+    from clinjudge.meta_eval import run_meta_eval_sync
+
+    out = tmp_path_factory.mktemp("meta")
+    pairs_path = Path(__file__).parent / "fixtures" / "meta_eval" / "pairs.jsonl"
+    pairs = read_pairs(pairs_path)
+    judge = build_evaluator("lexical", BuildOptions(backend="offline"))
+    result = run_meta_eval_sync(pairs_path, pairs, {"lexical": judge}, out)
+    return out, pairs, result
+
+
+def test_the_meta_eval_page_marks_each_change_and_filters_by_kind(meta_run, page):
+    out, pairs, result = meta_run
+    tab, _ = page
+    html = out / "report.html"
+    assert html in result.files
+    tab.goto(html.as_uri())
+    tab.wait_for_selector("body[data-ready='1']")
+    assert tab.locator("#f-count").inner_text() == f"{len(pairs)} of {len(pairs)} pairs"
+    tab.wait_for_selector(".pair[data-rendered='1']")
+    first = tab.locator(".pair").first
+    assert first.locator("del.removed").inner_text() == pairs[0].before
+    assert first.locator("ins.inserted").inner_text() == pairs[0].after
+    rewrites = sum(p.kind == "rewrite" for p in pairs)
+    tab.select_option("#f-kind", "rewrite")
+    assert tab.locator("#f-count").inner_text() == f"{rewrites} of {len(pairs)} pairs"
+    tab.screenshot(path=str(out / "screenshot.png"))

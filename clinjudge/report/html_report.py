@@ -134,11 +134,15 @@ def _note_rate(row: dict[str, Any]) -> float | None:
     return sum(1 for v in verdicts if v["tier"] >= 4) / len(verdicts)
 
 
-def render_html(data: dict[str, Any]) -> str:
-    env = Environment(
+def environment() -> Environment:
+    """The Jinja2 environment of the report templates (HTML autoescaped)."""
+    return Environment(
         loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"])
     )
-    template = env.get_template("compare.html.j2")
+
+
+def render_html(data: dict[str, Any]) -> str:
+    template = environment().get_template("compare.html.j2")
     return template.render(
         data=data,
         css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
