@@ -243,6 +243,6 @@ def _subgroups(run: SystemRun, groups: dict[str, str], min_n: int) -> dict[str, 
 def calibration_note() -> str:
     return (
         "overconfident errors and the Brier score need a confidence and a correctness label "
-        "per case: they are read from `clinjudge pairs` reports of detect predictions given "
+        "per case: they are read from clinjudge pairs reports of detect predictions given "
         "as runs; compare runs carry neither"
     )

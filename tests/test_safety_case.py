@@ -128,6 +128,10 @@ def test_the_case_passes_a_clean_system_fails_a_bad_one_and_names_small_subgroup
     assert by["good"]["subgroups"]["M"]["endpoints"] == {}
     assert "Too few items (< 5) for rates: M (n=2)" in (out / "safety-case.md").read_text()
     assert (out / "forest.png").stat().st_size > 1000
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in page and "http" not in page  # one self-contained file
+    assert 'data-system="good"' in page and 'data-system="bad"' in page
+    assert "too few items (&lt; 5) for rates" in page
     only_good = CliRunner().invoke(
         app, ["safety-case", str(good), "--gates", str(gates), "--out", str(out)]
     )

@@ -20,7 +20,9 @@ def safety_case(
         ),
     ],
     gates: Annotated[Path, typer.Option("--gates", help="Gates TOML, [gates] by endpoint name.")],
-    out: Annotated[Path, typer.Option(help="Directory for safety-case.json, .md, forest.png.")],
+    out: Annotated[
+        Path, typer.Option(help="Directory for safety-case.json, .md, forest.png, report.html.")
+    ],
     judge: Annotated[
         str, typer.Option(help="The SOAP judge whose claims give the hallucination endpoints.")
     ] = "inference-aware",
@@ -53,7 +55,11 @@ def safety_case(
     Exit codes: 0 every system passes every gate, 1 a gate fails, 2 bad input (one line).
     """
     from clinjudge.gates import load_gates
-    from clinjudge.report.safety_case import plot_forest, safety_case_markdown
+    from clinjudge.report.safety_case import (
+        plot_forest,
+        safety_case_markdown,
+        write_safety_case_html,
+    )
     from clinjudge.safety_case import (
         CALIBRATION,
         ENDPOINTS,
@@ -91,8 +97,10 @@ def safety_case(
     (out / "safety-case.json").write_text(json.dumps(case, indent=2) + "\n", encoding="utf-8")
     (out / "safety-case.md").write_text(safety_case_markdown(case), encoding="utf-8")
     plot = plot_forest(case, out)
+    page = write_safety_case_html(case, plot, out)
     _print(case)
-    files = ", ".join(str(p) for p in (out / "safety-case.json", out / "safety-case.md", plot) if p)
+    written = (out / "safety-case.json", out / "safety-case.md", plot, page)
+    files = ", ".join(str(p) for p in written if p)
     stdout.print(f"wrote {files}")
     if not case["passed"]:
         raise typer.Exit(1)

@@ -98,3 +98,21 @@ def plot_forest(case: dict[str, Any], out_dir: Path) -> Path | None:
     ax.set_xlabel("rate (95% Wilson interval); dashed: gate limit; red: gate fails")
     ax.set_xlim(0, 1.15 * max(e["ci95"][1] for _, _, e, _ in rows))  # room for the n labels
     return save_figure(fig, out_dir / "forest.png")
+
+
+def write_safety_case_html(case: dict[str, Any], forest: Path | None, out_dir: Path) -> Path:
+    """``report.html``: the case's tables and its forest plot embedded (one self-contained
+    file)."""
+    import base64
+
+    from clinjudge.report.html_report import TEMPLATES, environment
+
+    image = base64.b64encode(forest.read_bytes()).decode() if forest else ""
+    html = (
+        environment()
+        .get_template("safety_case.html.j2")
+        .render(case=case, forest=image, css=(TEMPLATES / "report.css").read_text(encoding="utf-8"))
+    )
+    path = Path(out_dir) / "report.html"
+    path.write_text(html, encoding="utf-8")
+    return path
