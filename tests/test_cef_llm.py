@@ -68,7 +68,7 @@ def script(request: dict):
         items = SOURCE_QUESTIONS if "Doctor:" in between(text, "<<<", ">>>") else SUMMARY_QUESTIONS
         body = {"questions": [{"question": q, "answer": a, "quote": c} for q, a, c in items]}
         return Reply(json.dumps(body))
-    asked = json.loads(between(text, "Questions:\n", "\n\nReply"))
+    asked = json.loads(between(text, "Questions:\n<<<\n", "\n>>>"))
     table = OWN if kind == "self" else CROSS
     answers = [{"id": q["id"], "answer": table.get(q["question"], "YES")} for q in asked]
     return Reply(json.dumps({"answers": answers}))
