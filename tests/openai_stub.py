@@ -68,6 +68,11 @@ def sequence(*actions: Action) -> Script:
     return reply
 
 
+class _Server(ThreadingHTTPServer):
+    #: Connections waiting to be accepted: the default 5 refuses a burst of concurrent calls.
+    request_queue_size = 256
+
+
 class OpenAIStub:
     """Start with :meth:`start`, stop with :meth:`stop`; ``base_url`` ends in ``/v1``."""
 
@@ -93,7 +98,7 @@ class OpenAIStub:
 
     def start(self) -> OpenAIStub:
         handler = type("StubHandler", (_Handler,), {"stub": self})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server = _Server(("127.0.0.1", 0), handler)
         server.daemon_threads = True
         server.block_on_close = False  # sleeping handlers must not hold up stop()
         self._server = server
