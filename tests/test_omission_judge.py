@@ -256,3 +256,22 @@ def test_social_history_and_lay_named_procedures_are_facts_too(kb):
     }
     assert statuses["Current smoker."]["no tobacco use"] == "contradicted"
     assert set(statuses["Well."].values()) == {"omitted"}
+
+
+def test_a_question_about_several_habits_is_answered_item_by_item(kb):
+    visit = (
+        "[doctor] any history of smoking , illicit drug use , heavy alcohol consumption ?\n"
+        "[patient] no drugs . i do drink socially . and i used to smoke , i quit 30 years ago .\n"
+    )
+    transcript = build_transcript_facts(parse_transcript(visit), kb, dense=False)
+    found = by_text(visit_facts(transcript, kb))
+    assert {"no recreational drug use", "alcohol use", "tobacco use"} <= set(found)
+    note = (
+        "SOCIAL HISTORY\nAlcohol: Socially.\nIllicit drug use: Never.\n"
+        "Tobacco: Former smoker.\nEncouraged to cease alcohol consumption.\n"
+    )
+    statuses = {
+        c.fact.text: c.status for c in check_facts(list(found.values()), note, transcript, kb)
+    }
+    assert statuses["no recreational drug use"] == "covered"  # "Illicit drug use: Never."
+    assert statuses["alcohol use"] == "covered" and statuses["tobacco use"] == "covered"

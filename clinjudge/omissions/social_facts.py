@@ -4,7 +4,9 @@
 A transcript sentence naming one of :data:`SOCIAL` gives the fact "<item> use" (affirmed) or
 "no <item> use" (denied): a question takes the polarity of the next speaker's yes/no
 (:func:`~clinjudge.grounding.transcript_facts.answer_polarity`; no clear answer, no fact), a
-statement its own negation (:func:`~clinjudge.text.negation.is_negated`). One fact per item
+statement its own negation (:func:`~clinjudge.text.negation.is_negated`); a question naming
+several items ("smoking, drugs or alcohol?") is answered item by item by the reply's own words
+("no drugs. i do drink socially"), an item the reply does not name gives no fact. One fact per item
 and polarity, at its first sentence, category ``history``, routine. A note covers it with a
 sentence naming the item with the same polarity; a note that only states the other polarity
 contradicts it.
@@ -37,6 +39,16 @@ SOCIAL: dict[str, re.Pattern[str]] = {
     ),
 }
 PREFIX = "SOCIAL:"
+#: Shorter words a reply uses for an item the question named ("no drugs", "i do drink").
+_REPLY_WORDS: dict[str, re.Pattern[str]] = {
+    "tobacco": re.compile(r"\b(?:smok\w*|tobacco|cigarettes?|vap\w*)\b", _I),
+    "alcohol": re.compile(r"\b(?:drink\w*|alcohol|beers?|wine)\b", _I),
+    "recreational drug": re.compile(r"\bdrugs?\b", _I),
+}
+_ADVICE = re.compile(
+    r"\b(?:encourag\w*|advis\w*|counsel\w*|recommend\w*|refrain|avoid|cease)\b", _I
+)
+_LABEL_NO = re.compile(r"(?:\s+use)?\s*[:\-]\s*(?:never|none|no|denies|denied|negative)\b", _I)
 
 
 def social_facts(units: list[Unit]) -> list[VisitFact]:
@@ -45,11 +57,16 @@ def social_facts(units: list[Unit]) -> list[VisitFact]:
     for i, unit in enumerate(units):
         following = units[i + 1] if i + 1 < len(units) else None
         asked = is_question(unit, following)
-        for item, pattern in SOCIAL.items():
-            m = pattern.search(unit.text)
-            if m is None:
-                continue
-            denied = answer_polarity(unit, following) if asked else _denies(unit.text, m)
+        named = [item for item, pattern in SOCIAL.items() if pattern.search(unit.text)]
+        for item in named:
+            m = SOCIAL[item].search(unit.text)
+            assert m is not None
+            if not asked:
+                denied: bool | None = _denies(unit.text, m)
+            elif len(named) == 1:
+                denied = answer_polarity(unit, following)
+            else:  # "smoking, drugs, alcohol?" "no drugs. i do drink socially": item by item
+                denied = _reply_about(item, _turn_after(units, i))
             if denied is None:
                 continue
             polarity: Polarity = "denied" if denied else "affirmed"
@@ -71,15 +88,37 @@ def social_facts(units: list[Unit]) -> list[VisitFact]:
 
 
 def note_polarities(item: str, sentences: list[str]) -> list[tuple[int, bool]]:
-    """(sentence index, denied?) of every note sentence naming the item."""
+    """(sentence index, denied?) of every note sentence naming the item; advice ("encouraged
+    to cease alcohol") states nothing about use and is skipped."""
     out = []
     for i, text in enumerate(sentences):
         m = SOCIAL[item].search(text)
-        if m is not None:
+        if m is not None and not _ADVICE.search(text):
             out.append((i, _denies(text, m)))
     return out
 
 
+def _turn_after(units: list[Unit], i: int) -> list[Unit]:
+    """The sentences of the turn that follows sentence ``i`` (the reply to a question)."""
+    if i + 1 >= len(units):
+        return []
+    turn = units[i + 1].turn
+    return [u for u in units[i + 1 :] if u.turn == turn]
+
+
+def _reply_about(item: str, reply: list[Unit]) -> bool | None:
+    """Whether the reply denies the item, in its first sentence naming it; ``None`` when it
+    names it nowhere."""
+    for unit in reply:
+        m = SOCIAL[item].search(unit.text) or _REPLY_WORDS[item].search(unit.text)
+        if m is not None:
+            return _denies(unit.text, m)
+    return None
+
+
 def _denies(text: str, m: re.Match[str]) -> bool:
-    """A statement's own denial: a negation cue, or "nonsmoker"."""
-    return m.group().lower().startswith("non") or is_negated(text, m.start(), m.end())
+    """A statement's own denial: a negation cue, "nonsmoker", or a label answered no
+    ("Illicit drug use: Never")."""
+    if m.group().lower().startswith("non") or _LABEL_NO.match(text, m.end()):
+        return True
+    return is_negated(text, m.start(), m.end())

@@ -46,11 +46,17 @@ def write_compare_plots(report: dict[str, Any], out_dir: Path) -> list[Path]:
 
 
 def plot_scores(judges: dict[str, Any], out_dir: Path) -> Path | None:
-    """One panel per judge: its headline numbers as horizontal bars with 95% intervals."""
+    """One panel per judge: its headline numbers as horizontal bars with 95% intervals, each
+    labelled with its n and its value and interval written beside the bar (an interval too
+    narrow to see at a small n is still read)."""
     panels = []
     for name, j in judges.items():
         bars = [
-            (metric, h["value"], h.get("ci95"))
+            (
+                f"{metric} (n={h['n']})" if is_number(h.get("n")) else metric,
+                h["value"],
+                h.get("ci95"),
+            )
             for metric, h in (j.get("headline") or {}).items()
             if isinstance(h, dict) and is_number(h.get("value"))
         ]
@@ -70,8 +76,20 @@ def plot_scores(judges: dict[str, Any], out_dir: Path) -> Path | None:
                 [max(0.0, ci[1] - value) for _, value, ci in bars],
             ]
         ax.barh(labels, values, xerr=errors, color=JUDGE_COLOUR, capsize=3)
+        for y, (value, (_, _, ci)) in enumerate(zip(values, bars, strict=True)):
+            shown = f"{value:.3g}" if not ci else f"{value:.3g} [{ci[0]:.3g}, {ci[1]:.3g}]"
+            right = max(value, ci[1]) if ci and is_number(ci[1]) else value
+            ax.annotate(
+                shown,
+                (right, y),
+                xytext=(6, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+            )
         ax.invert_yaxis()
         ax.set_title(f"{name} (95% interval)", fontsize=10)
+        ax.margins(x=0.35)  # room for the written values
         ax.grid(axis="x", alpha=0.3)
         ax.set_axisbelow(True)
     return save_figure(fig, out_dir / "scores.png")
