@@ -340,3 +340,24 @@ def test_a_long_note_prints_its_flagged_claims_and_says_how_to_see_all(tmp_path)
     assert result.exit_code == 0, result.output
     assert "showing 100 of 131 claims (the flagged ones first)" in result.stdout
     assert "Chest pain for two days." not in result.stdout  # a supported claim, left out
+
+
+def test_compare_prints_its_headlines_as_tsv_or_json(tmp_path):
+    data = tmp_path / "notes.jsonl"
+    row = {
+        "id": "a",
+        "transcript": "[doctor] any chest pain ?\n[patient] yes .",
+        "note": "Chest pain.",
+    }
+    data.write_text(json.dumps(row) + "\n")
+    tsv = run("compare", data, "--judges", "lexical", "--out", tmp_path / "o", "--format", "tsv")
+    assert tsv.exit_code == 0, tsv.output
+    lines = tsv.stdout.strip().splitlines()
+    assert lines[0].split("\t") == ["judge", "metric", "value", "ci95_low", "ci95_high", "n"]
+    assert [line.split("\t")[:2] for line in lines[1:]] == [
+        ["lexical", "hallucination_rate"],
+        ["lexical", "major_rate"],
+    ]
+    again = run("compare", data, "--judges", "lexical", "--out", tmp_path / "o", "--format", "json")
+    headline = json.loads(again.stdout)["lexical"]["hallucination_rate"]
+    assert str(headline["value"]) == lines[1].split("\t")[2] and headline["n"] == 1

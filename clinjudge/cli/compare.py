@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -56,6 +57,14 @@ def compare(
     id_column: Annotated[str | None, typer.Option(help="Column holding the item id.")] = None,
     concurrency: ConcurrencyOpt = 4,
     retry_failed: RetryOpt = True,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="Summary printed at the end: table (a terminal), tsv (judge, metric, value, "
+            "95% CI, n: a line each) or json (each judge's headline numbers).",
+        ),
+    ] = "table",
 ) -> None:
     """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
 
@@ -68,6 +77,7 @@ def compare(
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
+        check_choice(output_format, ("table", "tsv", "json"), "--format")
         from clinjudge.compare import run_compare_sync
         from clinjudge.datasets import load_items
 
@@ -93,7 +103,10 @@ def compare(
                 progress=progress,
                 retry_failed=retry_failed,
             )
-    print_compare_summary(result.report, result.files)
+    if output_format == "table":
+        print_compare_summary(result.report, result.files)
+    else:
+        print_headlines(result.report, output_format)
     dead = all_calls_failed(result.report, evaluators)
     if dead:
         print(f"error: {dead}", file=sys.stderr)
@@ -113,6 +126,20 @@ def all_calls_failed(report: dict, evaluators: dict) -> str | None:
         first = failures["by_reason"][0]
         return f"{name}: every model call to {endpoint} failed: {first['reason']}"
     return None
+
+
+def print_headlines(report: dict, output_format: str) -> None:
+    """Each judge's headline numbers on stdout, as TSV or JSON (for scripts and pipes)."""
+    headlines = {name: j.get("headline") or {} for name, j in report["judges"].items()}
+    if output_format == "json":
+        sys.stdout.write(json.dumps(headlines, indent=2) + "\n")
+        return
+    sys.stdout.write("judge\tmetric\tvalue\tci95_low\tci95_high\tn\n")
+    for name, headline in headlines.items():
+        for metric, h in headline.items():
+            lo, hi = h.get("ci95") or (None, None)
+            cells = [name, metric, h.get("value"), lo, hi, h.get("n")]
+            sys.stdout.write("\t".join("" if c is None else str(c) for c in cells) + "\n")
 
 
 def print_compare_summary(report: dict, files: list[Path]) -> None:
