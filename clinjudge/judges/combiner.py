@@ -99,15 +99,15 @@ def unsupported_reason(a: Assessment, p: float, threshold: float) -> str:
         what = f"the passages that match it do not say {listed} (said elsewhere in the visit)"
     else:
         what = "the visit does not say this: its words appear, not the statement"
-    return f"{what} (combiner score {_score(a, p, threshold)} ≥ threshold {threshold:.2f})"
+    return f"{what} (learned check: score {_score(a, p, threshold)}, flagged from {threshold:.2f})"
 
 
 def supported_reason(a: Assessment, p: float, threshold: float) -> str:
     """Why the combiner keeps a claim the threshold rules could not place."""
     return (
         "not stated word for word, but a reasonable summary of the visit "
-        f"(combiner score {_score(a, p, threshold)} < threshold {threshold:.2f}; "
-        f"rules: {a.verdict.rationale})"
+        f"(learned check: score {_score(a, p, threshold)}, flagged only from {threshold:.2f}; "
+        f"the rules alone: {a.verdict.rationale})"
     )
 
 
@@ -117,4 +117,4 @@ def _score(a: Assessment, p: float, threshold: float) -> str:
     shown = f"{p:.3f}" if f"{p:.2f}" == f"{threshold:.2f}" else f"{p:.2f}"
     if not a.pair_unread:
         return shown
-    return f"{'at least' if p >= threshold else 'at most'} {shown}, whatever the pair scorer reads,"
+    return f"{'at least' if p >= threshold else 'at most'} {shown} whatever the pair scorer reads"
