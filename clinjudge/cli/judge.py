@@ -143,7 +143,12 @@ def _write_html(path: Path, transcript: str, note: str, mode: str, result) -> No
     rate = result.report.hallucination_rate
     n = result.report.n_judged
     headline = {"hallucination_rate": {"value": rate, "ci95": None, "n": n}}
-    report = {"dataset": "one note", "n_items": 1, "judges": {mode: {"headline": headline}}}
+    report = {
+        "dataset": "one note",
+        "n_items": 1,
+        "judges": {mode: {"headline": headline}},
+        "per_item": [{"id": "note", mode: {"hallucination_rate": rate}}],
+    }
     item = Item(id="note", transcript=transcript, note=note)
     data = page_data(report, [item], {mode: "soap"}, {mode: [row]})
     path.write_text(render_html(data), encoding="utf-8")

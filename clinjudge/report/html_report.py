@@ -42,6 +42,7 @@ def page_data(
     rows (``id`` = item id)."""
     soap = [n for n, k in kinds.items() if k in CLAIM_KINDS]
     by_id = {n: {str(r["id"]): r for r in rows[n]} for n in rows}
+    per_item = {str(p["id"]): p for p in report.get("per_item") or []}  # the rates compare gave
     notes = []
     for item in items:
         claims = _claims(item.id, soap, by_id)
@@ -51,9 +52,8 @@ def page_data(
             for f in (omission or {}).get("facts") or []
             if f["status"] != "covered"
         ]
-        rates = {
-            n: _note_rate(by_id[n].get(item.id)) for n in soap if by_id[n].get(item.id) is not None
-        }
+        scored = per_item.get(item.id, {})
+        rates = {n: scored[n].get("hallucination_rate") for n in soap if n in scored}
         notes.append(
             {
                 "id": item.id,
@@ -127,13 +127,6 @@ def _knowledge(entry: Any) -> str:
     return str(entry)
 
 
-def _note_rate(row: dict[str, Any]) -> float | None:
-    verdicts = row.get("verdicts") or []
-    if not verdicts:
-        return None
-    return sum(1 for v in verdicts if v["tier"] >= 4) / len(verdicts)
-
-
 def environment() -> Environment:
     """The Jinja2 environment of the report templates (HTML autoescaped)."""
     return Environment(
@@ -141,13 +134,17 @@ def environment() -> Environment:
     )
 
 
+def render_page(template: str, script: str | None = None, **values: Any) -> str:
+    """One report page: the template with the shared stylesheet and its ``script`` (a file of
+    ``templates/``) inlined, so the page needs nothing beside itself."""
+    assets = {"css": (TEMPLATES / "report.css").read_text(encoding="utf-8")}
+    if script is not None:
+        assets["js"] = (TEMPLATES / script).read_text(encoding="utf-8")
+    return environment().get_template(template).render(**assets, **values)
+
+
 def render_html(data: dict[str, Any]) -> str:
-    template = environment().get_template("compare.html.j2")
-    return template.render(
-        data=data,
-        css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
-        js=(TEMPLATES / "report.js").read_text(encoding="utf-8"),
-    )
+    return render_page("compare.html.j2", "report.js", data=data)
 
 
 def write_compare_html(

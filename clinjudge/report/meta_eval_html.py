@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from clinjudge.report.html_report import TEMPLATES, environment
+from clinjudge.report.html_report import render_page
 
 CONTEXT = 250
 
@@ -87,12 +87,8 @@ def _verdict(score: dict[str, Any] | None) -> dict[str, Any] | None:
 def write_meta_eval_html(
     report: dict[str, Any], pairs: Sequence[Any], scores: dict[str, list[Any]], out_dir: Path
 ) -> Path:
-    template = environment().get_template("meta_eval.html.j2")
-    html = template.render(
-        data=meta_eval_page_data(report, pairs, scores),
-        css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
-        js=(TEMPLATES / "meta_eval.js").read_text(encoding="utf-8"),
-    )
+    data = meta_eval_page_data(report, pairs, scores)
+    html = render_page("meta_eval.html.j2", "meta_eval.js", data=data)
     path = Path(out_dir) / "report.html"
     path.write_text(html, encoding="utf-8")
     return path

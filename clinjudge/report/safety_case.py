@@ -105,14 +105,10 @@ def write_safety_case_html(case: dict[str, Any], forest: Path | None, out_dir: P
     file)."""
     import base64
 
-    from clinjudge.report.html_report import TEMPLATES, environment
+    from clinjudge.report.html_report import render_page
 
     image = base64.b64encode(forest.read_bytes()).decode() if forest else ""
-    html = (
-        environment()
-        .get_template("safety_case.html.j2")
-        .render(case=case, forest=image, css=(TEMPLATES / "report.css").read_text(encoding="utf-8"))
-    )
+    html = render_page("safety_case.html.j2", case=case, forest=image)
     path = Path(out_dir) / "report.html"
     path.write_text(html, encoding="utf-8")
     return path
