@@ -361,3 +361,12 @@ def test_compare_prints_its_headlines_as_tsv_or_json(tmp_path):
     again = run("compare", data, "--judges", "lexical", "--out", tmp_path / "o", "--format", "json")
     headline = json.loads(again.stdout)["lexical"]["hallucination_rate"]
     assert str(headline["value"]) == lines[1].split("\t")[2] and headline["n"] == 1
+
+
+def test_compare_says_what_the_omission_judge_counts(tmp_path):
+    data = tmp_path / "notes.jsonl"
+    row = {"id": "a", "transcript": "[doctor] any chest pain ?\n[patient] yes .", "note": "Well."}
+    data.write_text(json.dumps(row) + "\n")
+    result = run("compare", data, "--judges", "omission", "--out", tmp_path / "o")
+    assert result.exit_code == 0, result.output
+    assert "Omission: facts the visits state" in " ".join(result.stdout.split())

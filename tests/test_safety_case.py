@@ -193,3 +193,21 @@ def test_a_pairs_report_of_detect_predictions_gives_the_calibration_endpoints(ru
     gate = system["gates"][0]
     assert gate["endpoint"] == "overconfident_error_rate" and not gate["passed"]
     assert gate["clean_cases_needed"] == clean_cases_to_pass(30, 100, 0.2)
+
+
+def test_an_aci_bench_csv_gives_its_metadata_and_the_printed_numbers_are_explained(runs):
+    tmp_path, good, _, _, gates = runs
+    data = tmp_path / "notes.csv"
+    rows = "".join(f"virtassist,n{i},[doctor] hi,Note {i}.\n" for i in range(10))
+    data.write_text("dataset,encounter_id,dialogue,note\n" + rows)
+    meta = "".join(f"virtassist,VA{i},n{i},{'female' if i < 8 else 'male'},30\n" for i in range(10))
+    header = "dataset,id,encounter_id,patient_gender,patient_age\n"
+    (tmp_path / "notes_metadata.csv").write_text(header + meta)
+    out = tmp_path / "aci"
+    args = ["safety-case", str(good), "--gates", str(gates), "--out", str(out)]
+    args += ["--metadata", str(data), "--subgroup-column", "patient_gender", "--min-n", "5"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    case = json.loads((out / "safety-case.json").read_text())
+    assert set(case["systems"][0]["subgroups"]) == {"female", "male"}
+    assert "n: judged claims" in " ".join(result.output.split())

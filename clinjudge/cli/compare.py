@@ -206,6 +206,8 @@ WHAT_N_IS = {
     "factcheck": "Fact-checking: rated relevant claims; rates pooled over claims, Wilson CI.",
     "numeric": "Numeric: answers judged (a failed judge call is excluded); accuracy = correct "
     "within 5% of the truth (continuous) or exactly (integer, date), Wilson CI.",
+    "omission": "Omission: facts the visits state (critical facts for the critical rate), "
+    "pooled over notes, Wilson CI; lower is better.",
 }
 
 

@@ -107,10 +107,14 @@ def safety_case(
 
 
 def _groups(metadata: str, column: str) -> dict[str, str]:
-    from clinjudge.datasets import load_items
+    from clinjudge.datasets import load_aci_bench, load_items
     from clinjudge.safety_case import subgroup_of
 
-    items = load_items(metadata).items
+    path = Path(metadata)
+    sibling = path.with_name(f"{path.stem}_metadata.csv")
+    # an ACI-Bench CSV: its age, gender and complaint stand in the *_metadata.csv beside it
+    joined = path.suffix == ".csv" and sibling.is_file()
+    items = (load_aci_bench(path) if joined else load_items(metadata)).items
     present = sorted({k for i in items for k in i.meta})
     if not any(column in i.meta for i in items):
         raise UsageError(
@@ -144,3 +148,13 @@ def _print(case: dict) -> None:
                 result,
             )
     stdout.print(table)
+    stdout.print(EXPLAINED)
+
+
+#: What the printed numbers are (the table's footnote).
+EXPLAINED = (
+    "n: judged claims (major hallucinations, contradictions) or critical facts (critical "
+    "omissions), pooled over each run's notes; 95% Wilson intervals. A gate passes when the "
+    "upper bound is at or below it; 'needs N clean': claims or facts without the event to add "
+    "before it would. Subgroups and calibration: safety-case.md."
+)
