@@ -3,3 +3,7 @@
 
 class ConfigError(ValueError):
     """A judge or run cannot be built from the given settings."""
+
+
+class DatasetError(ValueError):
+    """A dataset file that cannot be used; the message is one line naming file, row and column."""

@@ -14,8 +14,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from clinjudge.datasets.items import DatasetError
-from clinjudge.errors import ConfigError
+from clinjudge.errors import ConfigError, DatasetError
 
 #: Piped output is not wrapped to 80 columns (one word per line in a narrow table column).
 stdout = Console() if sys.stdout.isatty() else Console(width=200)

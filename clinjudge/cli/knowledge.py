@@ -11,12 +11,14 @@ import json
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from clinjudge.cli.common import UsageError, one_line_errors
-from clinjudge.knowledge.base import KnowledgeBase
+
+if TYPE_CHECKING:
+    from clinjudge.knowledge.base import KnowledgeBase
 
 knowledge_app = typer.Typer(
     name="knowledge", help="Medical knowledge: build, search and inspect.", no_args_is_help=True
@@ -46,6 +48,8 @@ def _load(
     snomed: Path | None,
     sources: str | None = None,
 ) -> KnowledgeBase:
+    from clinjudge.knowledge.base import KnowledgeBase
+
     names = [s.strip() for s in sources.split(",") if s.strip()] if sources else None
     with one_line_errors():
         kb = KnowledgeBase.load(cache_dir, extra=extra or [], snomed=snomed, sources=names)

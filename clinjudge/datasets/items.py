@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from clinjudge.errors import DatasetError
 
-class DatasetError(ValueError):
-    """A dataset file that cannot be used; the message is one line naming file, row and column."""
+__all__ = ["Dataset", "DatasetError", "Item"]
 
 
 class Item(BaseModel):
