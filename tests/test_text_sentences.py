@@ -62,3 +62,19 @@ def test_window_offsets_are_into_the_full_text():
 @pytest.mark.parametrize("text", ["", "   \n\n", "-\n•\n---"])
 def test_nothing_to_split(text):
     assert split_sentences(text) == []
+
+
+def test_sentences_split_in_threads_match_the_serial_split():
+    """The LLM judge prepares a note's transcript in a worker thread while its claims are being
+    extracted, so splitting must not share state between calls (pysbd's ``segment`` does)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    lines = [
+        f"Patient {i} takes {i}.5 mg b.i.d. since Dr. Lee saw her. She denies pain {i}. "
+        f"BP was 1{i % 10}0/80, e.g. high. Come back in {i} weeks."
+        for i in range(300)
+    ]
+    serial = [_texts(line) for line in lines]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        threaded = list(pool.map(_texts, lines))
+    assert threaded == serial
