@@ -225,6 +225,28 @@ def test_packaged_pair_scorer_reads_a_claim_against_its_evidence():
     assert 0.0 < said < invented < 1.0, (said, invented)
 
 
+def test_pair_memo_reads_each_distinct_pair_once_and_scores_as_the_scorer():
+    from clinjudge.judges.pair_model import PairScoreMemo, default_pair_scorer
+
+    scorer = default_pair_scorer()
+    read: list[tuple[str, str]] = []
+
+    class Counting:
+        def scores(self, pairs):
+            read.extend(pairs)
+            return scorer.scores(pairs)
+
+    memo = PairScoreMemo(Counting(), size=3)  # type: ignore[arg-type]
+    evidence = "[patient] i've had this cough for about three days now ."
+    pairs = [(f"She reports a cough for {n} days.", evidence) for n in ("three", "two", "three")]
+    first = memo.scores(pairs)
+    assert first == pytest.approx(scorer.scores(pairs), abs=1e-5)
+    assert first[0] == first[2] and len(read) == 2  # the repeated pair is read once
+    assert memo.scores(pairs[:1]) == first[:1] and len(read) == 2  # and not again later
+    memo.scores([(f"claim {i}", evidence) for i in range(5)])
+    assert len(memo._held) == 3  # bounded: the oldest pairs are forgotten
+
+
 def test_documentation_vocabulary_separates_wording_from_facts():
     rates = documentation_rates()
     assert rates["report"] > 0.9 and rates["knee"] < 0.1

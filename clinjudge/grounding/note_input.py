@@ -30,6 +30,8 @@ class NoteInput:
     note_encoded: bool = field(default=False, repr=False)
     #: The note's sentences whose words the transcript states: (SOAP section, content words).
     grounded_sentences: list[tuple[str, set[str]]] | None = field(default=None, repr=False)
+    #: The words of those sentences outside each SOAP section (cross-section support).
+    grounded_outside: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.transcript = parse_transcript(self.transcript_text)

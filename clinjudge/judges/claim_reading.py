@@ -48,11 +48,7 @@ def exam_word_spans(analysis: ClaimAnalysis, systems: list[str]) -> list[tuple[i
 
 def cross_section(analysis: ClaimAnalysis, note: NoteInput, pool: set[str], cfg) -> str | None:
     """Support from transcript-grounded facts of the note's *other* sections (SPEC §1)."""
-    grounded = note_facts(note, cfg.note_fact_coverage)
-    extended = set(pool)
-    for section, words in grounded:
-        if section != analysis.claim.section:
-            extended |= words
+    extended = pool | words_outside(note, analysis.claim.section, cfg.note_fact_coverage)
     covered = analysis.coverage(extended)
     if covered >= cfg.lexical_coverage and analysis.coverage(pool) < covered:
         return f"follows from facts stated elsewhere in the note ({covered:.0%} of its words)"
@@ -72,6 +68,20 @@ def note_facts(note: NoteInput, threshold: float) -> list[tuple[str, set[str]]]:
             grounded.append((claim.section, words))
     note.grounded_sentences = grounded
     return grounded
+
+
+def words_outside(note: NoteInput, section: str, threshold: float) -> frozenset[str]:
+    """The words of the note's grounded sentences (:func:`note_facts`) outside ``section``,
+    cached per note and section: a long note's claims each read them, and uniting the
+    sentences for every claim again grows with the square of the note's length."""
+    held = note.grounded_outside.get(section)
+    if held is None:
+        words: set[str] = set()
+        for other, sentence_words in note_facts(note, threshold):
+            if other != section:
+                words |= sentence_words
+        held = note.grounded_outside[section] = frozenset(words)
+    return held
 
 
 def tokens_of(units: list[Unit]) -> set[str]:

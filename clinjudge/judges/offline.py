@@ -57,7 +57,7 @@ from clinjudge.judges.combiner import (
 from clinjudge.judges.denials import denial_answered_yes
 from clinjudge.judges.knowledge_support import KnowledgeSupport
 from clinjudge.judges.offline_rules import ClaimAnalysis
-from clinjudge.judges.pair_model import PairScorer, default_pair_scorer, pair_text
+from clinjudge.judges.pair_model import PairScoreMemo, default_pair_memo, pair_text
 from clinjudge.judges.severity import rate_harm
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
@@ -162,7 +162,7 @@ class OfflineVerifier:
         return {
             "config": dataclasses.asdict(self.config),
             "combiner": combiner.digest if combiner else None,
-            "pair_model": scorer.digest if scorer else None,
+            "pair_model": scorer.scorer.digest if scorer else None,
         }
 
     @property
@@ -172,8 +172,8 @@ class OfflineVerifier:
         return default_combiner()
 
     @property
-    def _pair_scorer(self) -> PairScorer | None:
-        return default_pair_scorer() if self._combiner is not None else None
+    def _pair_scorer(self) -> PairScoreMemo | None:
+        return default_pair_memo() if self._combiner is not None else None
 
     async def assess_claims(self, claims: list[Claim], note: NoteInput) -> list[Assessment]:
         """:meth:`assess` for every claim, in order (the transcript facts are built once);

@@ -162,3 +162,32 @@ def default_pair_scorer() -> PairScorer | None:
 
     torch.manual_seed(0)
     return PairScorer.load()
+
+
+class PairScoreMemo:
+    """The scores of pairs already read, for judging (never for training, where the weights
+    move): a pair's score does not depend on its batch (:meth:`PairScorer.scores`), so a
+    sentence carried forward through a long note, or judged again in another note of the run,
+    is read once. The oldest pairs are forgotten beyond ``size``."""
+
+    def __init__(self, scorer: PairScorer, size: int = 50_000) -> None:
+        self.scorer = scorer
+        self.size = size
+        self._held: dict[tuple[str, str], float] = {}
+
+    def scores(self, pairs: list[tuple[str, str]]) -> list[float]:
+        """:meth:`PairScorer.scores` of ``pairs``, reading each new distinct pair once."""
+        new = [p for p in dict.fromkeys(pairs) if p not in self._held]
+        if new:
+            self._held.update(zip(new, self.scorer.scores(new), strict=True))
+        out = [self._held[p] for p in pairs]
+        while len(self._held) > self.size:
+            self._held.pop(next(iter(self._held)))
+        return out
+
+
+@lru_cache(maxsize=1)
+def default_pair_memo() -> PairScoreMemo | None:
+    """The packaged scorer behind a memo (``None`` when the package carries no scorer)."""
+    scorer = default_pair_scorer()
+    return PairScoreMemo(scorer) if scorer is not None else None
