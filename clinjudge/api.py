@@ -23,6 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from clinjudge.datasets.items import Item
 from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.evaluators.soap import SoapEvaluator
+from clinjudge.graphs.soap_judge import ClaimProgress
 from clinjudge.judges.factory import JudgeSetup, build_judge
 from clinjudge.judges.note_report import claim_rows, note_summary
 from clinjudge.knowledge.base import KnowledgeBase
@@ -83,10 +84,12 @@ async def ajudge_note(
     note_id: str = "note",
     setup: JudgeSetup | None = None,
     batch_size: int = 8,
+    progress: ClaimProgress | None = None,
     **setup_options,
 ) -> JudgeResult:
     """Judge one note against its transcript, claim by claim (SPEC §1); ``batch_size`` claims
-    share one model call on the LLM backend.
+    share one model call on the LLM backend; ``progress`` (``found(n)``, ``judged(n)``) is told
+    how far the note has gone.
 
     Raises:
         ValueError: an empty transcript or note (there is nothing to judge against, or to judge).
@@ -95,7 +98,9 @@ async def ajudge_note(
     _require(note, "note")
     setup = setup or make_setup(mode, backend, **setup_options)
     judge = SoapEvaluator(setup.provenance.mode or mode, setup, batch_size=batch_size)
-    row = await judge.evaluate(Item(id=note_id, transcript=transcript, note=note))
+    row = await judge.evaluate(
+        Item(id=note_id, transcript=transcript, note=note), progress=progress
+    )
     usage = setup.caller.usage.as_dict() if setup.caller else {}
     return JudgeResult(report=judge.report(row), provenance=setup.provenance, usage=usage)
 

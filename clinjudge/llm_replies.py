@@ -65,9 +65,21 @@ def parse_tolerant(text: str, schema: type[M]) -> tuple[M | None, str]:
 
 
 def describe_exception(exc: BaseException, limit: int = 200) -> str:
-    """``"<ExceptionType>: <first line of the message>"``, cut to ``limit`` characters."""
+    """``"<ExceptionType>: <first line of the message>"``, followed by the innermost cause when
+    it says more (``"APIConnectionError: Connection error. (ConnectError: [Errno 111]
+    Connection refused)"``), cut to ``limit`` characters."""
+    text = _one_line(exc)
+    root = exc
+    seen = {id(exc)}
+    while (inner := root.__cause__ or root.__context__) is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        root = inner
+    if root is not exc and str(root).strip():
+        text += f" ({_one_line(root)})"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _one_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     message = lines[0] if lines else ""
-    if len(message) > limit:
-        message = message[: limit - 1] + "…"
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

@@ -75,10 +75,7 @@ def test_the_command_line_loads_without_the_heavy_libraries():
     """``clinjudge --help`` starts fast because no command module imports the knowledge layer,
     the numeric stack or the LLM client at load time (issue 16: lazy imports)."""
     heavy = ["torch", "numpy", "scipy", "pydantic", "rdflib", "langgraph", "langchain_core"]
-    probe = (
-        "import sys, clinjudge.cli; "
-        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
-    )
+    probe = f"import sys, clinjudge.cli; print(','.join(m for m in {heavy!r} if m in sys.modules))"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == ""

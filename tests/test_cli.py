@@ -274,7 +274,9 @@ def test_a_note_that_is_not_english_gets_a_one_line_warning(tmp_path):
     assert len(warnings) == 1 and "the note" in warnings[0] and "the transcript" not in warnings[0]
 
 
-def test_judge_whose_every_call_fails_exits_1_naming_the_endpoint(tmp_path, monkeypatch):
+def test_single_item_commands_whose_every_call_fails_exit_1_naming_the_endpoint(
+    tmp_path, monkeypatch
+):
     dead = "http://127.0.0.1:9/v1"
     for key, value in (
         ("CLINJUDGE_MODEL", "stub-judge"),
@@ -289,11 +291,15 @@ def test_judge_whose_every_call_fails_exits_1_naming_the_endpoint(tmp_path, monk
     note = tmp_path / "n.txt"
     note.write_text("HPI: Chest pain for two days.\n")
     args = ("--transcript", transcript, "--note", note, "--backend", "llm", "--claims", "split")
-    for extra in ((), ("--json",)):
-        result = run("judge", *args, *extra)
-        assert result.exit_code == 1, result.output
-        last = result.stderr.strip().splitlines()[-1]
-        assert last.startswith(f"error: every model call to {dead} failed: "), last
+    cef = ("cef", "--source", transcript, "--summary", note, "--backend", "llm")
+    factcheck = ("factcheck", "--answer", note, "--backend", "llm")
+    for command in (("judge", *args), cef, factcheck):
+        for extra in ((), ("--json",)):
+            result = run(*command, *extra)
+            assert result.exit_code == 1, (command, result.output)
+            last = result.stderr.strip().splitlines()[-1]
+            assert last.startswith(f"error: every model call to {dead} failed: "), last
+            assert "refused" in last.lower(), last  # the cause, not only "Connection error."
 
 
 def test_judge_prints_tsv_or_jsonl_and_writes_the_claim_viewer(tmp_path):
@@ -370,3 +376,36 @@ def test_compare_says_what_the_omission_judge_counts(tmp_path):
     result = run("compare", data, "--judges", "omission", "--out", tmp_path / "o")
     assert result.exit_code == 0, result.output
     assert "Omission: facts the visits state" in " ".join(result.stdout.split())
+
+
+def test_judge_shows_a_long_notes_progress_and_the_api_counts_every_claim(monkeypatch):
+    import clinjudge.cli.common as common
+    from clinjudge.api import judge_note
+
+    transcript = (FIXTURES / "transcript.txt").read_text()
+    note = (FIXTURES / "note.txt").read_text()
+    seen: dict[str, list[int]] = {"found": [], "judged": []}
+
+    class Recorder:
+        def found(self, claims: int) -> None:
+            seen["found"].append(claims)
+
+        def judged(self, claims: int) -> None:
+            seen["judged"].append(claims)
+
+    result = judge_note(transcript, note, backend="offline", progress=Recorder())
+    n_claims = len(result.rows())
+    assert seen["found"] == [n_claims] and sum(seen["judged"]) == n_claims
+    assert len(seen["judged"]) > 1  # told batch by batch, not once at the end
+
+    monkeypatch.setattr(common, "LONG_NOTE_CLAIMS", n_claims - 1)
+    shown = run(
+        "judge", "--transcript", FIXTURES / "transcript.txt", "--note", FIXTURES / "note.txt"
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "judging the note's claims" in shown.stderr and f"{n_claims}/{n_claims}" in shown.stderr
+    monkeypatch.setattr(common, "LONG_NOTE_CLAIMS", n_claims)
+    quiet = run(
+        "judge", "--transcript", FIXTURES / "transcript.txt", "--note", FIXTURES / "note.txt"
+    )
+    assert "judging the note's claims" not in quiet.stderr

@@ -103,6 +103,19 @@ def test_describe_exception_is_one_short_line() -> None:
     assert describe_exception(TimeoutError()) == "TimeoutError"
 
 
+def test_describe_exception_names_the_innermost_cause() -> None:
+    try:
+        try:
+            raise ConnectionRefusedError(111, "Connection refused")
+        except OSError as inner:
+            raise RuntimeError("Connection error.") from inner
+    except RuntimeError as exc:
+        text = describe_exception(exc)
+    cause = "(ConnectionRefusedError: [Errno 111] Connection refused)"
+    assert text == f"RuntimeError: Connection error. {cause}"
+    assert describe_exception(RuntimeError("x"), limit=5) == "Runt…"
+
+
 async def test_chat_model_without_structured_output_uses_plain_path() -> None:
     """Any LangChain chat model works: one lacking json_schema output is asked in plain text."""
     model = FakeListChatModel(responses=["no json here", "ok: " + json.dumps(VALID)])

@@ -17,6 +17,7 @@ import typer
 
 from clinjudge.cli.common import (
     check_choice,
+    every_call_failed,
     one_line_errors,
     prompt_overrides,
     read_text_file,
@@ -66,6 +67,9 @@ def cef(
     100 − % summary questions IDK (unsupported statements); conciseness = 100 × (1 − words(S) /
     words(D)); overall = mean(coverage, conformity, consistency, harmonic mean of coverage and
     conciseness) — for notes, the mean of the first three.
+
+    Exit codes: 0 done, 1 every model call failed (one line names the endpoint and the first
+    error), 2 bad input (one line).
     """
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
@@ -94,8 +98,12 @@ def cef(
     if as_json:
         out = {**row, "usage": evaluator.usage(), "provenance": evaluator.provenance()}
         sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
-        return
-    print_result(row)
+    else:
+        print_result(row)
+    dead = every_call_failed(evaluator.usage(), evaluator.provenance(), evaluator.failures(row))
+    if dead:
+        print(f"error: {dead}", file=sys.stderr)
+        raise typer.Exit(1)
 
 
 def print_result(row: dict) -> None:

@@ -12,7 +12,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from clinjudge.errors import ConfigError, DatasetError
 
@@ -190,6 +197,68 @@ def progress_bars():
 
     with bars:
         yield start
+
+
+#: A note with more claims than this shows a progress bar of its own (``judge``).
+LONG_NOTE_CLAIMS = 200
+
+
+class ClaimBar:
+    """One note's progress on stderr (a ``ClaimProgress``): a bar with an estimate once the
+    note turns out to have more than :data:`LONG_NOTE_CLAIMS` claims, nothing for shorter
+    notes (they take seconds)."""
+
+    def __init__(self) -> None:
+        self._bars: Progress | None = None
+        self._task = None
+
+    def found(self, claims: int) -> None:
+        if claims <= LONG_NOTE_CLAIMS or self._bars is not None:
+            return
+        self._bars = Progress(
+            TextColumn("judging the note's claims"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=stderr,
+        )
+        self._bars.start()
+        self._task = self._bars.add_task("claims", total=claims)
+
+    def judged(self, claims: int) -> None:
+        if self._bars is not None and self._task is not None:
+            self._bars.advance(self._task, claims)
+
+    def close(self) -> None:
+        if self._bars is not None:
+            self._bars.stop()
+
+
+@contextmanager
+def claim_bar():
+    """A :class:`ClaimBar`, stopped on the way out."""
+    bar = ClaimBar()
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def every_call_failed(
+    usage: dict[str, int] | None, provenance: dict, failures: list[dict]
+) -> str | None:
+    """One line naming the endpoint and the first error when the run sent model calls and not
+    one of them came back (no reply, no cache hit): the exit-code-1 case. ``None`` otherwise,
+    including a run whose replies were all unreadable (those are parse failures, reported)."""
+    if not usage or not usage.get("errors") or usage.get("cache_hits"):
+        return None
+    if usage.get("calls", 0) > usage["errors"]:  # some call was answered
+        return None
+    endpoint = provenance.get("base_url") or provenance.get("model") or "the model"
+    reasons = [f["reason"] for f in failures if f.get("kind") == "error"]
+    return f"every model call to {endpoint} failed: {reasons[0] if reasons else 'no reply'}"
 
 
 def run_concurrency(evaluators: dict, concurrency: int) -> int:

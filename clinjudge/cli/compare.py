@@ -18,6 +18,7 @@ from clinjudge.cli.common import (
     RetryOpt,
     build_judges,
     check_choice,
+    every_call_failed,
     one_line_errors,
     print_run_failures,
     progress_bars,
@@ -114,17 +115,14 @@ def compare(
 
 
 def all_calls_failed(report: dict, evaluators: dict) -> str | None:
-    """A one-line reason when a judge on a model judged nothing because every call failed
-    (naming the endpoint and the first error), else ``None``."""
+    """A one-line reason when a judge's every model call in this run failed (naming the
+    endpoint and the first error), else ``None``."""
     for name, judge in evaluators.items():
-        failures = report.get("failures", {}).get(name)
-        headline = report["judges"][name].get("headline") or {}
-        if judge.usage() is None or not failures or any(h.get("n") for h in headline.values()):
-            continue
+        groups = (report.get("failures", {}).get(name) or {}).get("by_reason", [])
         provenance = report["provenance"]["judges"].get(name, {})
-        endpoint = provenance.get("base_url") or provenance.get("model") or "the model"
-        first = failures["by_reason"][0]
-        return f"{name}: every model call to {endpoint} failed: {first['reason']}"
+        dead = every_call_failed(judge.usage(), provenance, groups)
+        if dead:
+            return f"{name}: {dead}"
     return None
 
 

@@ -19,6 +19,7 @@ import typer
 from clinjudge.cli.common import (
     UsageError,
     check_choice,
+    every_call_failed,
     one_line_errors,
     prompt_overrides,
     read_text_file,
@@ -64,7 +65,11 @@ def factcheck(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Decompose an answer into claims, search evidence for each relevant one and rate it from
-    the evidence alone; print the claims and the unsupported-claim rate with its 95% interval."""
+    the evidence alone; print the claims and the unsupported-claim rate with its 95% interval.
+
+    Exit codes: 0 done, 1 every model call failed (one line names the endpoint and the first
+    error), 2 bad input (one line).
+    """
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         if corpus is not None and search is not None:
@@ -94,8 +99,12 @@ def factcheck(
         payload |= {k_: v for k_, v in data.items() if k_ not in JSON_KEYS}
         payload["provenance"] = judge.provenance()
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-        return
-    print_result(data)
+    else:
+        print_result(data)
+    dead = every_call_failed(judge.usage(), judge.provenance(), judge.failures(data))
+    if dead:
+        print(f"error: {dead}", file=sys.stderr)
+        raise typer.Exit(1)
 
 
 def print_result(data: dict) -> None:

@@ -16,6 +16,8 @@ from clinjudge.cli.common import (
     PromptOpt,
     UsageError,
     check_choice,
+    claim_bar,
+    every_call_failed,
     one_line_errors,
     prompt_overrides,
     read_text_file,
@@ -49,6 +51,9 @@ def judge(
     Transcripts may be ACI-Bench style (\\[doctor] / \\[patient] lines), MTS-Dialog style
     (Doctor: / Patient:) or plain text. Tiers: 1 restatement, 2 paraphrase / terminology /
     trade-generic, 3 clinical inference (supported); 4 no basis, 5 contradiction (hallucinated).
+
+    Exit codes: 0 done, 1 every model call failed (one line names the endpoint and the first
+    error), 2 bad input (one line).
     """
     with one_line_errors():
         check_choice(mode, ("lexical", "inference-aware"), "--mode")
@@ -62,15 +67,18 @@ def judge(
         warn_if_not_english({"the transcript": transcript_text, "the note": note_text})
         from clinjudge.api import judge_note
 
-        result = judge_note(
-            transcript_text,
-            note_text,
-            mode=mode,  # type: ignore[arg-type]
-            backend=backend,
-            prompts=prompt_overrides(prompt),
-            claims=claims,
-        )
-    dead = _every_call_failed(result)
+        with claim_bar() as bar:
+            result = judge_note(
+                transcript_text,
+                note_text,
+                mode=mode,  # type: ignore[arg-type]
+                backend=backend,
+                prompts=prompt_overrides(prompt),
+                claims=claims,
+                progress=bar,
+            )
+    failures = [f.model_dump() for f in result.report.failures]
+    dead = every_call_failed(result.usage, result.provenance.model_dump(), failures)
     if html is not None:
         _write_html(html, transcript_text, note_text, mode, result)
     if as_json or output_format != "table":
@@ -101,16 +109,6 @@ def judge(
     if dead:
         print(f"error: {dead}", file=sys.stderr)
         raise typer.Exit(1)
-
-
-def _every_call_failed(result) -> str | None:  # noqa: ANN001 - an api.JudgeResult
-    """One line naming the endpoint and the first error when nothing was judged because every
-    model call failed (exit code 1); ``None`` otherwise."""
-    report = result.report
-    if report.n_judged or not report.failures:
-        return None
-    where = result.provenance.base_url or result.provenance.model or "the model"
-    return f"every model call to {where} failed: {report.failures[0].reason}"
 
 
 FORMATS = ("table", "tsv", "json", "jsonl")

@@ -9,6 +9,7 @@ judge rate claims cut by another judge, so that several judges rate the same cla
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from clinjudge.evaluators.base import row_failures
@@ -17,6 +18,7 @@ from clinjudge.evaluators.registry import judge
 if TYPE_CHECKING:
     from clinjudge.datasets.items import Item
     from clinjudge.evaluators.base import BuildOptions
+    from clinjudge.graphs.soap_judge import ClaimProgress
     from clinjudge.judges.factory import JudgeSetup
     from clinjudge.types import Mode, NoteReport
 
@@ -65,7 +67,11 @@ class SoapEvaluator:
     def uses_model(self) -> bool:
         return self.setup.caller is not None
 
-    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
+    async def evaluate(
+        self, item: Item, given: list[dict] | None = None, progress: ClaimProgress | None = None
+    ) -> dict[str, Any]:
+        """The note's row; ``progress`` is told how many claims there are and as they are
+        judged."""
         from clinjudge.runner import RECURSION_LIMIT
 
         state: dict[str, Any] = {
@@ -75,8 +81,11 @@ class SoapEvaluator:
         }
         if given:
             state["claims"] = given
+        context = self._context
+        if progress is not None:
+            context = dataclasses.replace(context, progress=progress)
         final = await self._graph.ainvoke(
-            state, context=self._context, config={"recursion_limit": RECURSION_LIMIT}
+            state, context=context, config={"recursion_limit": RECURSION_LIMIT}
         )
         report = final["report"]
         # a call that failed or a reply that could not be read: judged again by the next run

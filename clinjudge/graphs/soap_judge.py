@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 import time
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -45,6 +45,16 @@ class BatchTask(TypedDict):
     claims: list[dict]
 
 
+class ClaimProgress(Protocol):
+    """Told how far one note's judging has gone (a long note takes minutes)."""
+
+    def found(self, claims: int) -> None:
+        """The note's claims are cut: ``claims`` will be judged."""
+
+    def judged(self, claims: int) -> None:
+        """``claims`` more have their outcome."""
+
+
 @dataclass
 class JudgeContext:
     """Run-scoped dependencies of the graph (never checkpointed)."""
@@ -53,6 +63,8 @@ class JudgeContext:
     extractor: ClaimExtractor
     batch_size: int = 8
     notes: dict[tuple[str, str], NoteInput] = field(default_factory=dict)
+    #: One invocation's progress (``dataclasses.replace`` the run's context to set it).
+    progress: ClaimProgress | None = None
 
     def note_input(self, transcript: str, note: str) -> NoteInput:
         """Parse each (transcript, note) pair once per run; batches of a note share it."""
@@ -79,6 +91,8 @@ async def extract_claims(state: SoapState, runtime: Runtime[JudgeContext]) -> di
 
 def fan_out(state: SoapState, runtime: Runtime[JudgeContext]) -> list[Send] | str:
     claims = state.get("claims") or []
+    if runtime.context.progress is not None:
+        runtime.context.progress.found(len(claims))
     if not claims:
         return "aggregate"
     size = max(1, runtime.context.batch_size)
@@ -100,6 +114,8 @@ async def verify_batch(task: BatchTask, runtime: Runtime[JudgeContext]) -> dict[
     note = runtime.context.note_input(task["transcript"], task["note"])
     claims = [Claim.model_validate(c) for c in task["claims"]]
     outcomes = ensure_complete(claims, await runtime.context.verifier.verify(claims, note))
+    if runtime.context.progress is not None:
+        runtime.context.progress.judged(len(claims))
     return {"outcomes": [o.model_dump() for o in outcomes]}
 
 
