@@ -73,6 +73,8 @@ def test_changed_input_rebuilds_lexicon_and_index(tmp_path, encoder, monkeypatch
     assert first.index_rebuilt
     said = capsys.readouterr().err
     assert "building the knowledge index (" in said and "knowledge index built in" in said
+    assert "building the knowledge lexicon (curated, vocab.ttl; " in said
+    assert "knowledge lexicon built in" in said
     assert first.lookup("wobbly pyrexia")[0].id == "ex:wobbleFever"
     assert first.lookup("wobbly pyrexia")[0].source == "vocab"
 

@@ -16,7 +16,6 @@ import logging
 import shutil
 import sys
 import threading
-import time
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -102,13 +101,16 @@ class KnowledgeBase:
         cached = cache.read_pickle(path)
         if isinstance(cached, Lexicon):
             return cls(cached, manifest, root, model)
-        log.info("building the knowledge lexicon (%s)", ", ".join(names))
         concepts = itertools.chain(
             *(DEFAULT_SOURCES[n][0]() for n in names),
             *(rdf.iter_concepts(Path(p), source=Path(p).stem) for p in extra),
             snomed_source.iter_concepts(Path(snomed)) if snomed is not None else (),
         )
-        lexicon = build_lexicon(concepts)
+        sources = ", ".join(
+            [*names, *(Path(p).name for p in extra), *(["SNOMED CT"] * bool(snomed))]
+        )
+        with cache.announced("lexicon", f"{sources}; per vocabulary"):
+            lexicon = build_lexicon(concepts)
         try:
             cache.write_pickle(path, lexicon)
             cache.write_json(path.with_suffix(".json"), manifest)
@@ -234,19 +236,12 @@ class KnowledgeBase:
                 self._index = ConceptIndex.load(directory, self.model)
             else:
                 texts, owners = self._surfaces or ([], [])
-                print(
-                    f"clinjudge: building the knowledge index ({len(texts):,} terms, "
-                    f"{self.model}), once per model and vocabulary …",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                started = time.perf_counter()
-                self._index = ConceptIndex.build(
-                    texts, owners, self.model, encoder, progress=sys.stderr.isatty()
-                )
+                detail = f"{len(texts):,} terms, {self.model}; per model and vocabulary"
+                with cache.announced("index", detail):
+                    self._index = ConceptIndex.build(
+                        texts, owners, self.model, encoder, progress=sys.stderr.isatty()
+                    )
                 self.index_rebuilt = True
-                seconds = time.perf_counter() - started
-                print(f"clinjudge: knowledge index built in {seconds:.0f} s", file=sys.stderr)
                 try:
                     self._index.save(directory, manifest)
                 except OSError as exc:

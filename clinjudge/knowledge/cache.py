@@ -19,8 +19,10 @@ import hashlib
 import json
 import os
 import pickle
+import sys
 import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -155,3 +157,17 @@ def read_pickle(path: Path) -> Any | None:
             return pickle.load(fh)  # noqa: S301 - our own cache file
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
         return None
+
+
+@contextlib.contextmanager
+def announced(what: str, detail: str) -> Iterator[None]:
+    """A build the user waits for, said on stderr: ``clinjudge: building the knowledge
+    WHAT (DETAIL), once …`` before, ``… WHAT built in N s`` after (never on stdout, which
+    carries results)."""
+    print(
+        f"clinjudge: building the knowledge {what} ({detail}), once …", file=sys.stderr, flush=True
+    )
+    started = time.perf_counter()
+    yield
+    seconds = time.perf_counter() - started
+    print(f"clinjudge: knowledge {what} built in {seconds:.0f} s", file=sys.stderr, flush=True)
