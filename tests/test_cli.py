@@ -378,12 +378,13 @@ def test_compare_says_what_the_omission_judge_counts(tmp_path):
     assert "Omission: facts the visits state" in " ".join(result.stdout.split())
 
 
-def test_judge_shows_a_long_notes_progress_and_the_api_counts_every_claim(monkeypatch):
+def test_judge_shows_a_long_notes_progress_and_the_api_counts_every_claim(tmp_path, monkeypatch):
     import clinjudge.cli.common as common
     from clinjudge.api import judge_note
 
     transcript = (FIXTURES / "transcript.txt").read_text()
-    note = (FIXTURES / "note.txt").read_text()
+    note = ((FIXTURES / "note.txt").read_text() + "\n\n") * 8  # 80 claims: two batches
+    (tmp_path / "note.txt").write_text(note)
     seen: dict[str, list[int]] = {"found": [], "judged": []}
 
     class Recorder:
@@ -398,14 +399,11 @@ def test_judge_shows_a_long_notes_progress_and_the_api_counts_every_claim(monkey
     assert seen["found"] == [n_claims] and sum(seen["judged"]) == n_claims
     assert len(seen["judged"]) > 1  # told batch by batch, not once at the end
 
+    args = ("judge", "--transcript", FIXTURES / "transcript.txt", "--note", tmp_path / "note.txt")
     monkeypatch.setattr(common, "LONG_NOTE_CLAIMS", n_claims - 1)
-    shown = run(
-        "judge", "--transcript", FIXTURES / "transcript.txt", "--note", FIXTURES / "note.txt"
-    )
+    shown = run(*args)
     assert shown.exit_code == 0, shown.output
     assert "judging the note's claims" in shown.stderr and f"{n_claims}/{n_claims}" in shown.stderr
     monkeypatch.setattr(common, "LONG_NOTE_CLAIMS", n_claims)
-    quiet = run(
-        "judge", "--transcript", FIXTURES / "transcript.txt", "--note", FIXTURES / "note.txt"
-    )
+    quiet = run(*args)
     assert "judging the note's claims" not in quiet.stderr

@@ -95,7 +95,9 @@ def fan_out(state: SoapState, runtime: Runtime[JudgeContext]) -> list[Send] | st
         runtime.context.progress.found(len(claims))
     if not claims:
         return "aggregate"
-    size = max(1, runtime.context.batch_size)
+    # a verifier without model calls says how many claims it reads at once (its learned
+    # scorer batches them); a model's batch is the context's (claims per call)
+    size = max(1, getattr(runtime.context.verifier, "claims_per_batch", runtime.context.batch_size))
     return [
         Send(
             "verify_batch",

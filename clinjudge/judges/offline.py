@@ -111,6 +111,9 @@ class OfflineVerifier:
     """Rule-and-retrieval verifier; one instance serves one mode."""
 
     backend = "offline"
+    #: Claims of a note read together: the pair scorer reads them in batches of its own, and
+    #: no verdict depends on the batch (the note's claims are embedded once, as a whole).
+    claims_per_batch = 64
 
     def __init__(self, mode: Mode, kb: KnowledgeBase, config: OfflineConfig | None = None):
         self.mode: Mode = mode
