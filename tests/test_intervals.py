@@ -46,6 +46,16 @@ def test_wilson_agrees_with_scipy(k, n):
     assert wilson_interval(k, n, z=z) == pytest.approx((expected.low, expected.high), abs=1e-9)
 
 
+def test_wilson_interval_always_contains_the_rate():
+    """Rounding put 0/11's lower bound at 2.8e-17 and 6/6's upper one at 1 − 1e-16: the rate
+    outside its own interval, and a negative error bar that stopped a compare run's plot."""
+    for n in range(1, 1500):
+        for k in {0, 1, n // 3, n - 1, n}:
+            low, high = wilson_interval(k, n)
+            assert 0.0 <= low <= k / n <= high <= 1.0, (k, n, low, high)
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+
+
 def test_wilson_edges():
     assert wilson_interval(0, 0) == (0.0, 1.0)
     low, high = wilson_interval(10, 10)

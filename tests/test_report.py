@@ -163,6 +163,27 @@ def test_missing_data_does_not_crash_and_skips_plots(tmp_path):
     assert json.loads((tmp_path / "report.json").read_text("utf-8")) == minimal
 
 
+def test_a_plot_that_fails_costs_no_other_file(tmp_path, report, monkeypatch, capsys):
+    import clinjudge.report.compare_plots as plots
+
+    def broken(*_args):
+        raise ValueError("'yerr' must not contain negative values")
+
+    monkeypatch.setattr(plots, "plot_rates", broken)
+    written = write_compare_report(report, tmp_path)
+    assert [p.name for p in written] == ["report.json", "report.md"]
+    assert "plots not drawn: ValueError: 'yerr'" in capsys.readouterr().err
+
+
+def test_every_claim_supported_draws_its_rates(tmp_path, report):
+    """0 of 11 hallucinated: the error bar is [0, upper bound], never negative (rounding put
+    the Wilson lower bound of 0/11 at 2.8e-17, and matplotlib refused the plot)."""
+    for judge in report["judges"].values():
+        judge["n_claims"], judge["n_hallucinated"], judge["hallucination_rate"] = 11, 0, 0.0
+    written = write_compare_report(report, tmp_path)
+    assert "rates.png" in [p.name for p in written]
+
+
 def test_empty_report(tmp_path):
     written = write_compare_report({}, tmp_path)
     assert [p.name for p in written] == ["report.json", "report.md"]

@@ -16,7 +16,7 @@ import logging
 import shutil
 import sys
 import threading
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -101,11 +101,11 @@ class KnowledgeBase:
         cached = cache.read_pickle(path)
         if isinstance(cached, Lexicon):
             return cls(cached, manifest, root, model)
-        concepts = itertools.chain(
-            *(DEFAULT_SOURCES[n][0]() for n in names),
-            *(rdf.iter_concepts(Path(p), source=Path(p).stem) for p in extra),
-            snomed_source.iter_concepts(Path(snomed)) if snomed is not None else (),
-        )
+        # the user's files are opened (and refused, in one line) before the build is announced
+        users = [_opened(rdf.iter_concepts(Path(p), source=Path(p).stem)) for p in extra]
+        if snomed is not None:
+            users.append(_opened(snomed_source.iter_concepts(Path(snomed))))
+        concepts = itertools.chain(*(DEFAULT_SOURCES[n][0]() for n in names), *users)
         sources = ", ".join(
             [*names, *(Path(p).name for p in extra), *(["SNOMED CT"] * bool(snomed))]
         )
@@ -380,3 +380,10 @@ def _selection(manifest: dict[str, Any]) -> tuple:
         tuple(sorted(manifest.get("extra") or {})),
         tuple(sorted(manifest.get("snomed") or {})),
     )
+
+
+def _opened(concepts: Iterator[Concept]) -> Iterator[Concept]:
+    """``concepts`` with its first item already read, so that a file that cannot be read
+    raises here rather than halfway through a build; the items and their order are kept."""
+    first = next(concepts, None)
+    return concepts if first is None else itertools.chain([first], concepts)

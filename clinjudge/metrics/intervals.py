@@ -23,7 +23,9 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
         centre = (p + z²/2n) / (1 + z²/n)
         half   = z · sqrt(p(1−p)/n + z²/4n²) / (1 + z²/n)
 
-    returns ``(centre − half, centre + half)`` clamped to [0, 1]; ``n = 0`` gives ``(0, 1)``.
+    returns ``(centre − half, centre + half)`` clamped to [0, 1] and to contain p (rounding
+    would otherwise put 0/n above its lower bound by 1e-17: a negative error bar); ``n = 0``
+    gives ``(0, 1)``.
     Zero events in n: the upper bound is z²/(n + z²), ≤ 1% from n = 381 on (SPEC §8).
     """
     if n < 0 or k < 0 or k > n:
@@ -35,7 +37,7 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     denominator = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def bootstrap_ci(

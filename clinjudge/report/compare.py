@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,11 @@ def write_report_files(
         json.dumps(to_json_ready(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
         encoding="utf-8",
     )
-    plots = write_plots(report, out_dir)
+    try:
+        plots = write_plots(report, out_dir)
+    except Exception as exc:  # noqa: BLE001 - a plot must never cost the report its other files
+        print(f"clinjudge: plots not drawn: {type(exc).__name__}: {exc}", file=sys.stderr)
+        plots = []
     md_path = out_dir / "report.md"
     md_path.write_text(render_markdown(report, images=[p.name for p in plots]), encoding="utf-8")
     return [json_path, md_path, *plots]
