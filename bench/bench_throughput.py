@@ -13,9 +13,12 @@ bounds:
 
 and the ratio wall / max(bounds) (issue target: ≤ 1.5 at 32-way with 1 s replies). Each
 concurrency runs in its own process with an empty response cache, as one CLI run would; the
-CPU bound includes loading the embedding model on first use (start-up imports excluded).
+CPU bound includes loading the embedding model on first use (start-up imports excluded). The
+endpoint runs in a process of its own, as a real server would: in the judge's process its
+handler threads would add their CPU to the judge's and contend for its interpreter lock.
 
     .venv/bin/python bench/bench_throughput.py [--notes 20] [--delay 1.0] [--ways 1,8,32,128]
+        [--repeat 3]   (each concurrency runs this often; the median run by wall time is shown)
 """
 
 from __future__ import annotations
@@ -65,8 +68,8 @@ def reply_for(body: dict) -> str:
     )
 
 
-async def one_run(dataset: Dataset, stub: OpenAIStub, ways: int, out: Path) -> tuple[float, float]:
-    settings = LLMSettings(model="stub-throughput", base_url=stub.base_url, max_retries=0)
+async def one_run(dataset: Dataset, base_url: str, ways: int, out: Path) -> dict[str, float]:
+    settings = LLMSettings(model="stub-throughput", base_url=base_url, max_retries=0)
     cache = ResponseCache(out / "cache.sqlite")
     judge = build_evaluator(
         "inference-aware",
@@ -74,7 +77,16 @@ async def one_run(dataset: Dataset, stub: OpenAIStub, ways: int, out: Path) -> t
     )
     cpu, wall = time.process_time(), time.perf_counter()
     await run_compare(dataset, {"inference-aware": judge}, out / "run", concurrency=ways)
-    return time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"wall": wall, "cpu": cpu, "calls": (judge.usage() or {}).get("calls", 0)}
+
+
+def serve(delay: float) -> None:
+    """The endpoint, in this process until stdin closes: prints its base URL first."""
+    with OpenAIStub() as stub:
+        stub.script(lambda body: Delay(delay, Reply(reply_for(body))))
+        print(stub.base_url, flush=True)
+        sys.stdin.read()
 
 
 def main() -> None:
@@ -82,32 +94,49 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=20)
     parser.add_argument("--delay", type=float, default=1.0)
     parser.add_argument("--ways", default="1,8,32,128")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency (median)")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--base-url", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        serve(args.delay)
+        return
     items = load_aci_bench(DATA / "train.csv").items[: args.notes]
     dataset = Dataset(name="aci-bench train", path=DATA, items=items, sha256="bench")
     if args.one is not None:  # one concurrency, in its own process (as one CLI run would be)
-        with OpenAIStub() as stub:
-            stub.script(lambda body: Delay(args.delay, Reply(reply_for(body))))
-            with tempfile.TemporaryDirectory() as tmp:
-                wall, cpu = asyncio.run(one_run(dataset, stub, args.one, Path(tmp)))
-            print(json.dumps({"wall": wall, "cpu": cpu, "calls": len(stub.requests)}))
+        with tempfile.TemporaryDirectory() as tmp:
+            measured = asyncio.run(one_run(dataset, args.base_url, args.one, Path(tmp)))
+        print(json.dumps(measured))
         return
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", "--delay", str(args.delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    base_url = (server.stdout.readline() if server.stdout else "").strip()
     startup = time.perf_counter() - started_process
     print(f"start-up (imports): {startup:.1f} s; {len(items)} notes, replies after {args.delay} s")
     header = ("ways", "wall s", "calls", "latency bound", "CPU bound", "ratio")
     print(" ".join(f"{h:>{w}}" for h, w in zip(header, (5, 8, 6, 14, 10, 6), strict=True)))
     for ways in (int(w) for w in args.ways.split(",")):
         command = [sys.executable, __file__, "--notes", str(args.notes), "--delay"]
-        command += [str(args.delay), "--one", str(ways)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-        measured = json.loads(done.stdout.strip().splitlines()[-1])
+        command += [str(args.delay), "--one", str(ways), "--base-url", base_url]
+        runs = []
+        for _ in range(args.repeat):  # this machine's speed varies by ±20% from run to run
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        measured = sorted(runs, key=lambda r: r["wall"])[len(runs) // 2]  # the median run
         latency = DEPTH * args.delay * math.ceil(len(items) / ways)  # notes go out in waves
         ratio = measured["wall"] / max(latency, measured["cpu"])
         print(
             f"{ways:>5} {measured['wall']:>8.1f} {measured['calls']:>6} {latency:>14.1f} "
             f"{measured['cpu']:>10.1f} {ratio:>6.2f}"
         )
+    if server.stdin:
+        server.stdin.close()
+    server.wait()
 
 
 if __name__ == "__main__":
