@@ -23,7 +23,7 @@ from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
 from clinjudge.report.flagged_claims import flagged_claims
 from clinjudge.report.html_report import write_compare_html
-from clinjudge.run_dir import judge_dataset
+from clinjudge.run_dir import failure_summary, judge_dataset
 
 
 @dataclass
@@ -98,30 +98,6 @@ def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> d
         "paired": paired_rates(soap_runs),
         "per_item": per_item,
         "flips": verdict_flips(soap_runs),
-    }
-
-
-def failure_summary(judge: Evaluator, rows: list[dict]) -> dict | None:
-    """How many units (claims, questions, answers) of how many items failed, grouped by kind
-    and reason (most frequent first); ``None`` when none did."""
-    failures_of = getattr(judge, "failures", None)
-    if failures_of is None:
-        return None
-    groups: dict[tuple[str, str], int] = {}
-    items = 0
-    for row in rows:
-        found = failures_of(row)
-        items += bool(found)
-        for f in found:
-            key = (str(f.get("kind")), str(f.get("reason", "")).splitlines()[0][:160])
-            groups[key] = groups.get(key, 0) + 1
-    if not groups:
-        return None
-    ordered = sorted(groups.items(), key=lambda kv: -kv[1])
-    return {
-        "units": sum(groups.values()),
-        "items": items,
-        "by_reason": [{"kind": k, "reason": r, "count": n} for (k, r), n in ordered],
     }
 
 

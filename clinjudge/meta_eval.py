@@ -36,7 +36,7 @@ from clinjudge.meta_eval_scores import (
     score_pair,
     summarize_scores,
 )
-from clinjudge.run_dir import judge_dataset
+from clinjudge.run_dir import failure_summary, judge_dataset
 from clinjudge.runner import read_completed
 
 
@@ -156,6 +156,9 @@ async def run_meta_eval(
         "first_judge": next(iter(judges)),
         "failed_items": {n: f for n, f in failed.items() if f},
         "items_to_retry": {n: ids for n, run in runs.items() if (ids := run.to_retry())},
+        "failures": {
+            n: f for n, run in runs.items() if (f := failure_summary(judges[n], run.rows))
+        },
         "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
         "seconds": seconds,
         "resumed_items": resumed,

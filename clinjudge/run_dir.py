@@ -172,3 +172,27 @@ async def judge_dataset(
     check_sources(dataset, judges)
     run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
     return await run_judges(dataset.items, judges, run_dir, **options)
+
+
+def failure_summary(judge: Evaluator, rows: list[dict]) -> dict | None:
+    """How many units (claims, questions, answers) of how many items failed, grouped by kind
+    and reason (most frequent first); ``None`` when none did."""
+    failures_of = getattr(judge, "failures", None)
+    if failures_of is None:
+        return None
+    groups: dict[tuple[str, str], int] = {}
+    items = 0
+    for row in rows:
+        found = failures_of(row)
+        items += bool(found)
+        for f in found:
+            key = (str(f.get("kind")), str(f.get("reason", "")).splitlines()[0][:160])
+            groups[key] = groups.get(key, 0) + 1
+    if not groups:
+        return None
+    ordered = sorted(groups.items(), key=lambda kv: -kv[1])
+    return {
+        "units": sum(groups.values()),
+        "items": items,
+        "by_reason": [{"kind": k, "reason": r, "count": n} for (k, r), n in ordered],
+    }

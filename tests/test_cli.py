@@ -293,12 +293,20 @@ def test_single_item_commands_whose_every_call_fails_exit_1_naming_the_endpoint(
     args = ("--transcript", transcript, "--note", note, "--backend", "llm", "--claims", "split")
     cef = ("cef", "--source", transcript, "--summary", note, "--backend", "llm")
     factcheck = ("factcheck", "--answer", note, "--backend", "llm")
-    for command in (("judge", *args), cef, factcheck):
-        for extra in ((), ("--json",)):
+    fixtures = Path(__file__).parent / "fixtures"
+    pairs = fixtures / "meta_eval" / "pairs.jsonl"
+    meta_eval = ("meta-eval", pairs, "--judge", "lexical", "--backend", "llm", "--limit", 1)
+    detect = ("detect", fixtures / "medec" / "medec_pairs_sample.jsonl", "--limit", 2)
+    runs = [(("judge", *args), ((), ("--json",))), ((cef), ((), ("--json",)))]
+    runs += [(factcheck, ((), ("--json",))), (meta_eval, (("--out", tmp_path / "m"),))]
+    runs += [(detect, (("--out", tmp_path / "d"),))]
+    for command, variants in runs:
+        for extra in variants:
             result = run(*command, *extra)
             assert result.exit_code == 1, (command, result.output)
             last = result.stderr.strip().splitlines()[-1]
-            assert last.startswith(f"error: every model call to {dead} failed: "), last
+            assert f"every model call to {dead} failed: " in last, last
+            assert last.startswith("error: "), last
             assert "refused" in last.lower(), last  # the cause, not only "Connection error."
 
 

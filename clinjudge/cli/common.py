@@ -261,6 +261,17 @@ def every_call_failed(
     return f"every model call to {endpoint} failed: {reasons[0] if reasons else 'no reply'}"
 
 
+def all_calls_failed(report: dict, evaluators: dict) -> str | None:
+    """:func:`every_call_failed` for the first judge of a ``compare`` or ``meta-eval`` run whose
+    every model call failed (``"NAME: every model call to …"``), else ``None``."""
+    for name, judge in evaluators.items():
+        groups = (report.get("failures", {}).get(name) or {}).get("by_reason", [])
+        dead = every_call_failed(judge.usage(), judge.provenance(), groups)
+        if dead:
+            return f"{name}: {dead}"
+    return None
+
+
 def run_concurrency(evaluators: dict, concurrency: int) -> int:
     """Items judged at once: ``concurrency`` when a judge calls a model, else 1 (offline
     judging is CPU-bound: one item at a time is fastest)."""

@@ -16,9 +16,9 @@ from clinjudge.cli.common import (
     OptionOpt,
     PromptOpt,
     RetryOpt,
+    all_calls_failed,
     build_judges,
     check_choice,
-    every_call_failed,
     one_line_errors,
     print_run_failures,
     progress_bars,
@@ -112,18 +112,6 @@ def compare(
     if dead:
         print(f"error: {dead}", file=sys.stderr)
         raise typer.Exit(1)
-
-
-def all_calls_failed(report: dict, evaluators: dict) -> str | None:
-    """A one-line reason when a judge's every model call in this run failed (naming the
-    endpoint and the first error), else ``None``."""
-    for name, judge in evaluators.items():
-        groups = (report.get("failures", {}).get(name) or {}).get("by_reason", [])
-        provenance = report["provenance"]["judges"].get(name, {})
-        dead = every_call_failed(judge.usage(), provenance, groups)
-        if dead:
-            return f"{name}: {dead}"
-    return None
 
 
 def print_headlines(report: dict, output_format: str) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +23,7 @@ import typer
 from clinjudge.cli.common import (
     UsageError,
     check_choice,
+    every_call_failed,
     one_line_errors,
     progress_bars,
     stderr,
@@ -79,6 +81,9 @@ def detect(
 
     Writes DIR/predictions.jsonl (one line per note: pair id, member, raw answer, parsed fields)
     and DIR/run.json. Re-run the same command to resume.
+
+    Exit codes: 0 done (notes whose call failed are retried by the next run), 1 every model
+    call failed (one line names the endpoint and the first error), 2 bad input (one line).
     """
     with one_line_errors():
         check_choice(prompt, ("neutral", "conservative"), "--prompt")
@@ -135,6 +140,17 @@ def detect(
     missing = len(data.notes) - len(run.rows)
     if missing:
         stderr.print(f"[yellow]{missing} notes failed (call errors); re-run to retry them")
+    with (out / PREDICTIONS_FILE).open(encoding="utf-8") as lines:
+        written = [json.loads(line) for line in lines if line.strip()]
+    errors = [
+        {"kind": "error", "reason": r.get("reason")} for r in written if r.get("status") == "error"
+    ]
+    from clinjudge.llm import LLMSettings
+
+    dead = every_call_failed(usage, {"base_url": LLMSettings().base_url, **info}, errors)
+    if dead:
+        print(f"error: {dead}", file=sys.stderr)
+        raise typer.Exit(1)
 
 
 def _responder(baseline: str | None, prompt: str, decoding: str, prompt_file: Path | None, seed):

@@ -9,6 +9,7 @@ bars per judge, resumable (re-run the same command to continue).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +22,7 @@ from clinjudge.cli.common import (
     OptionOpt,
     PromptOpt,
     RetryOpt,
+    all_calls_failed,
     build_judges,
     check_choice,
     one_line_errors,
@@ -58,6 +60,10 @@ def meta_eval(
     Writes DIR/report.json, report.md, pairs_scored.jsonl (one line per pair and judge: scores,
     flags at the change, detected / false flag), `runs/<judge>.jsonl` and detection.png,
     false_flags.png, auroc.png.
+
+    Exit codes: 0 done (failed pairs are counted, listed and judged again by the next run), 1 a
+    judge's every model call failed (one line names the endpoint and the first error), 2 bad
+    input (one line).
     """
     with one_line_errors():
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
@@ -82,6 +88,10 @@ def meta_eval(
     print_meta_eval_table(result.report, stdout)
     print_run_failures(result.report)
     stdout.print("wrote " + ", ".join(str(f) for f in result.files))
+    dead = all_calls_failed(result.report, evaluators)
+    if dead:
+        print(f"error: {dead}", file=sys.stderr)
+        raise typer.Exit(1)
 
 
 def print_meta_eval_table(report: dict, console) -> None:
