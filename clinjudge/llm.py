@@ -9,8 +9,10 @@ verdict, never an exception out of :meth:`StructuredCaller.call`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import weakref
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
@@ -183,13 +185,32 @@ class StructuredCaller:
         cache: ResponseCache | None,
         model_id: str,
         decoding: dict[str, Any],
+        rebuild: Callable[[], BaseChatModel] | None = None,
     ) -> None:
-        self.model = model
+        """``rebuild`` makes the model again for another event loop (see :attr:`model`)."""
+        self._model = model
+        self._rebuild = rebuild
+        self._model_loop: weakref.ref | None = None
         self.cache = cache
         self.model_id = model_id
         self.decoding = dict(decoding)
         self.usage = Usage()
         self.structured_output = True
+
+    @property
+    def model(self) -> BaseChatModel:
+        """The chat model for the running event loop. A model's HTTP client belongs to the loop
+        of its first call; a caller built from settings makes a new model when it is used from
+        another loop (a second ``asyncio.run``), where the old client would fail with "Event
+        loop is closed". A chat model given by the caller is used as it is."""
+        if self._rebuild is not None:
+            loop = asyncio.get_running_loop()
+            held = self._model_loop() if self._model_loop is not None else None
+            if held is not loop:
+                if self._model_loop is not None:
+                    self._model = self._rebuild()
+                self._model_loop = weakref.ref(loop)
+        return self._model
 
     @classmethod
     def from_settings(
@@ -204,7 +225,14 @@ class StructuredCaller:
         model's name) and the settings' decoding."""
         model = chat_model or make_chat_model(settings)
         model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
-        return cls(model, cache=cache, model_id=str(model_id), decoding=settings.decoding())
+        rebuild = None if chat_model is not None else (lambda: make_chat_model(settings))
+        return cls(
+            model,
+            cache=cache,
+            model_id=str(model_id),
+            decoding=settings.decoding(),
+            rebuild=rebuild,
+        )
 
     def _cache_key(self, prompt: Prompt, rendered: str, output: dict[str, Any]) -> str:
         """(prompt file hash, model id, decoding, rendered prompt, schema or output format)."""

@@ -74,7 +74,7 @@ def describe_exception(exc: BaseException, limit: int = 200) -> str:
     while (inner := root.__cause__ or root.__context__) is not None and id(inner) not in seen:
         seen.add(id(inner))
         root = inner
-    if root is not exc and str(root).strip():
+    if root is not exc and str(root).strip() and _one_line(root) != text:
         text += f" ({_one_line(root)})"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -333,3 +333,16 @@ def test_make_chat_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert model.rate_limiter is not None and model.rate_limiter.requests_per_second == 4
     monkeypatch.delenv("CLINJUDGE_REQUESTS_PER_SECOND")
     assert make_chat_model(LLMSettings(model="m", base_url="http://x/v1")).rate_limiter is None
+
+
+def test_a_caller_built_from_settings_serves_one_asyncio_run_after_another(
+    openai_stub: OpenAIStub,
+) -> None:
+    """A model's HTTP client belongs to the event loop of its first call: without a new model
+    for the second loop, the second ``asyncio.run`` failed with "Event loop is closed"."""
+    openai_stub.script(lambda _r: json.dumps(GOOD))
+    caller = caller_for(openai_stub)
+    first = asyncio.run(call(caller, claims="[c1]"))
+    second = asyncio.run(call(caller, claims="[c2]"))  # another prompt: no cache hit
+    assert isinstance(first, Out) and isinstance(second, Out), second
+    assert len(openai_stub.requests) == 2 and caller.usage.errors == 0

@@ -114,6 +114,13 @@ def test_describe_exception_names_the_innermost_cause() -> None:
     cause = "(ConnectionRefusedError: [Errno 111] Connection refused)"
     assert text == f"RuntimeError: Connection error. {cause}"
     assert describe_exception(RuntimeError("x"), limit=5) == "Runt…"
+    try:
+        try:
+            raise RuntimeError("Event loop is closed")
+        except RuntimeError as inner:
+            raise RuntimeError("Event loop is closed") from inner
+    except RuntimeError as exc:
+        assert describe_exception(exc) == "RuntimeError: Event loop is closed"  # said once
 
 
 async def test_chat_model_without_structured_output_uses_plain_path() -> None:
