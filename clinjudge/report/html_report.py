@@ -136,10 +136,13 @@ def environment() -> Environment:
 
 def render_page(template: str, script: str | None = None, **values: Any) -> str:
     """One report page: the template with the shared stylesheet and its ``script`` (a file of
-    ``templates/``) inlined, so the page needs nothing beside itself."""
+    ``templates/``, after the helpers every script shares, ``common.js``) inlined, so the page
+    needs nothing beside itself."""
     assets = {"css": (TEMPLATES / "report.css").read_text(encoding="utf-8")}
     if script is not None:
-        assets["js"] = (TEMPLATES / script).read_text(encoding="utf-8")
+        assets["js"] = "\n".join(
+            (TEMPLATES / name).read_text(encoding="utf-8") for name in ("common.js", script)
+        )
     return environment().get_template(template).render(**assets, **values)
 
 

@@ -1,18 +1,5 @@
 // clinjudge meta-eval report.html: pairs with their change marked and each judge's verdict.
-"use strict";
-const DATA = JSON.parse(document.getElementById("data").textContent);
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
-const pct = (v) => (v === null || v === undefined ? "n/a" : (100 * v).toFixed(1) + "%");
+// DATA, el and pct come from common.js.
 
 function outcome(pair, judge) {
   const v = pair.judges[judge];

@@ -1,23 +1,7 @@
 // clinjudge report.html: renders the embedded run data (plain JavaScript, no libraries).
-"use strict";
-const DATA = JSON.parse(document.getElementById("data").textContent);
+// DATA, el and pct come from common.js.
 const JUDGES = DATA.soap_judges;
 const byNote = new Map(DATA.notes.map((n) => [n.id, n]));
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
-
-function pct(v, digits = 1) {
-  return v === null || v === undefined ? "n/a" : (100 * v).toFixed(digits) + "%";
-}
 
 function renderRates() {
   const body = document.querySelector("#rates tbody");

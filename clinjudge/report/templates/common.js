@@ -1,0 +1,19 @@
+// clinjudge report pages: what every page script shares (plain JavaScript, no libraries).
+// Inlined before the page's own script (report/html_report.render_page).
+"use strict";
+const DATA = JSON.parse(document.getElementById("data").textContent);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function pct(v, digits = 1) {
+  return v === null || v === undefined ? "n/a" : (100 * v).toFixed(digits) + "%";
+}
