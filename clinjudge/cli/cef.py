@@ -18,6 +18,7 @@ import typer
 from clinjudge.cli.common import (
     check_choice,
     every_call_failed,
+    exit_if_dead,
     one_line_errors,
     prompt_overrides,
     read_text_file,
@@ -101,9 +102,7 @@ def cef(
     else:
         print_result(row)
     dead = every_call_failed(evaluator.usage(), evaluator.provenance(), evaluator.failures(row))
-    if dead:
-        print(f"error: {dead}", file=sys.stderr)
-        raise typer.Exit(1)
+    exit_if_dead(dead)
 
 
 def print_result(row: dict) -> None:

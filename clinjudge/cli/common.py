@@ -261,6 +261,14 @@ def every_call_failed(
     return f"every model call to {endpoint} failed: {reasons[0] if reasons else 'no reply'}"
 
 
+def exit_if_dead(line: str | None) -> None:
+    """``error: LINE`` on stderr and exit code 1 when ``line`` (:func:`every_call_failed`) says
+    every model call failed; nothing otherwise."""
+    if line:
+        print(f"error: {line}", file=sys.stderr)
+        raise typer.Exit(1)
+
+
 def all_calls_failed(report: dict, evaluators: dict) -> str | None:
     """:func:`every_call_failed` for the first judge of a ``compare`` or ``meta-eval`` run whose
     every model call failed (``"NAME: every model call to …"``), else ``None``."""

@@ -19,6 +19,7 @@ from clinjudge.cli.common import (
     all_calls_failed,
     build_judges,
     check_choice,
+    exit_if_dead,
     one_line_errors,
     print_run_failures,
     progress_bars,
@@ -109,9 +110,7 @@ def compare(
     else:
         print_headlines(result.report, output_format)
     dead = all_calls_failed(result.report, evaluators)
-    if dead:
-        print(f"error: {dead}", file=sys.stderr)
-        raise typer.Exit(1)
+    exit_if_dead(dead)
 
 
 def print_headlines(report: dict, output_format: str) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +23,7 @@ from clinjudge.cli.common import (
     UsageError,
     check_choice,
     every_call_failed,
+    exit_if_dead,
     one_line_errors,
     progress_bars,
     stderr,
@@ -148,9 +148,7 @@ def detect(
     from clinjudge.llm import LLMSettings
 
     dead = every_call_failed(usage, {"base_url": LLMSettings().base_url, **info}, errors)
-    if dead:
-        print(f"error: {dead}", file=sys.stderr)
-        raise typer.Exit(1)
+    exit_if_dead(dead)
 
 
 def _responder(baseline: str | None, prompt: str, decoding: str, prompt_file: Path | None, seed):

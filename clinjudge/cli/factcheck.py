@@ -20,6 +20,7 @@ from clinjudge.cli.common import (
     UsageError,
     check_choice,
     every_call_failed,
+    exit_if_dead,
     one_line_errors,
     prompt_overrides,
     read_text_file,
@@ -102,9 +103,7 @@ def factcheck(
     else:
         print_result(data)
     dead = every_call_failed(judge.usage(), judge.provenance(), judge.failures(data))
-    if dead:
-        print(f"error: {dead}", file=sys.stderr)
-        raise typer.Exit(1)
+    exit_if_dead(dead)
 
 
 def print_result(data: dict) -> None:

@@ -18,6 +18,7 @@ from clinjudge.cli.common import (
     check_choice,
     claim_bar,
     every_call_failed,
+    exit_if_dead,
     one_line_errors,
     prompt_overrides,
     read_text_file,
@@ -83,9 +84,7 @@ def judge(
         _write_html(html, transcript_text, note_text, mode, result)
     if as_json or output_format != "table":
         _print_rows(result, "json" if as_json else output_format)
-        if dead:
-            print(f"error: {dead}", file=sys.stderr)
-            raise typer.Exit(1)
+        exit_if_dead(dead)
         return
     from clinjudge.report import render_claim_table
 
@@ -106,9 +105,7 @@ def judge(
         f" (excluded: {report.parse_failures} parse failures, {report.errors} errors)"
     )
     stdout.print(f"{report.n_major} of them major (could change diagnosis, treatment or follow-up)")
-    if dead:
-        print(f"error: {dead}", file=sys.stderr)
-        raise typer.Exit(1)
+    exit_if_dead(dead)
 
 
 FORMATS = ("table", "tsv", "json", "jsonl")

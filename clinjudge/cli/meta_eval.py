@@ -9,7 +9,6 @@ bars per judge, resumable (re-run the same command to continue).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +24,7 @@ from clinjudge.cli.common import (
     all_calls_failed,
     build_judges,
     check_choice,
+    exit_if_dead,
     one_line_errors,
     print_run_failures,
     progress_bars,
@@ -89,9 +89,7 @@ def meta_eval(
     print_run_failures(result.report)
     stdout.print("wrote " + ", ".join(str(f) for f in result.files))
     dead = all_calls_failed(result.report, evaluators)
-    if dead:
-        print(f"error: {dead}", file=sys.stderr)
-        raise typer.Exit(1)
+    exit_if_dead(dead)
 
 
 def print_meta_eval_table(report: dict, console) -> None:
