@@ -161,7 +161,7 @@ class OfflineVerifier:
         """What decides this verifier's verdicts besides the code: its settings and the digest
         of the combiner it applies (``None`` when it applies none)."""
         combiner = self._combiner
-        scorer = self._pair_scorer
+        scorer = self._pair_memo
         return {
             "config": dataclasses.asdict(self.config),
             "combiner": combiner.digest if combiner else None,
@@ -175,7 +175,7 @@ class OfflineVerifier:
         return default_combiner()
 
     @property
-    def _pair_scorer(self) -> PairScoreMemo | None:
+    def _pair_memo(self) -> PairScoreMemo | None:
         return default_pair_memo() if self._combiner is not None else None
 
     async def assess_claims(self, claims: list[Claim], note: NoteInput) -> list[Assessment]:
@@ -183,7 +183,7 @@ class OfflineVerifier:
         when the combiner will weigh them, the pair scorer reads every claim it will weigh
         beside its evidence, in one batch (its ``pair`` feature)."""
         assessed = self._assess_all(claims, note)
-        scorer, combiner = self._pair_scorer, self._combiner
+        scorer, combiner = self._pair_memo, self._combiner
         if scorer is None or combiner is None:
             return assessed
         weighed = [a for a in assessed if not a.decided_by_rule and a.features is not None]
