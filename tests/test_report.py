@@ -184,6 +184,23 @@ def test_every_claim_supported_draws_its_rates(tmp_path, report):
     assert "rates.png" in [p.name for p in written]
 
 
+def test_a_judge_that_judged_nothing_shows_no_interval(tmp_path):
+    """Every call failed: rate n/a, and no "[0.0%, 100.0%]" (the Wilson interval of 0 of 0)."""
+    dead = {
+        "hallucination_rate": None,
+        "ci95": [0.0, 1.0],
+        "major_rate": None,
+        "major_ci95": [0.0, 1.0],
+        "n_claims": 0,
+        "n_hallucinated": 0,
+        "parse_failures": 0,
+        "errors": 142,
+    }
+    write_compare_report({"dataset": "d", "n_items": 3, "judges": {"llm": dead}}, tmp_path)
+    md = (tmp_path / "report.md").read_text("utf-8")
+    assert "| llm | n/a | n/a | n/a | n/a | 0 | n/a | n/a | 0 |" in md and "100.0%" not in md
+
+
 def test_empty_report(tmp_path):
     written = write_compare_report({}, tmp_path)
     assert [p.name for p in written] == ["report.json", "report.md"]

@@ -145,7 +145,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
             table.add_row(
                 name,
                 "n/a" if rate is None else f"{rate:.1%}",
-                f"{lo:.1%}–{hi:.1%}",
+                "n/a" if rate is None else f"{lo:.1%}–{hi:.1%}",  # no claim judged: no interval
                 "n/a" if j.get("major_rate") is None else f"{j['major_rate']:.1%}",
                 str(j["n_claims"]),
                 str(j["excluded_claims"]),

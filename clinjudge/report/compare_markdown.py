@@ -122,10 +122,10 @@ def _judges_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
             j.get("mode", "n/a"),
             j.get("backend", "n/a"),
             percent(j.get("hallucination_rate")),
-            percent_interval(j.get("ci95")),
+            _rate_interval(j.get("hallucination_rate"), j.get("ci95")),
             _count(j.get("n_hallucinated")),
             percent(j.get("major_rate")),
-            percent_interval(j.get("major_ci95")),
+            _rate_interval(j.get("major_rate"), j.get("major_ci95")),
             _count(j.get("n_claims")),
             _count(j.get("n_notes")),
             _count(j.get("parse_failures")),
@@ -387,3 +387,9 @@ def _points_interval(interval: Any) -> str:
     if not interval or len(interval) != 2 or not all(is_number(v) for v in interval):
         return "n/a"
     return f"[{signed_points(interval[0])}, {signed_points(interval[1])}]"
+
+
+def _rate_interval(rate: float | None, interval) -> str:  # noqa: ANN001 - a [low, high] pair
+    """A rate's interval, ``"n/a"`` when there is no rate (no claim judged: the Wilson
+    interval of 0 of 0 is [0, 1], which would read as a result)."""
+    return "n/a" if rate is None else percent_interval(interval)
