@@ -60,6 +60,7 @@ def make_setup(
     knowledge: KnowledgeBase | None = None,
     cache: ResponseCache | None = None,
     claims: str = "auto",
+    protocol: str = "batch",
 ) -> JudgeSetup:
     setup = build_judge(
         mode,
@@ -70,6 +71,7 @@ def make_setup(
         knowledge=knowledge,
         cache=cache,
         claims=claims,
+        protocol=protocol,
     )
     setup.provenance.created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     return setup
@@ -102,7 +104,10 @@ async def ajudge_note(
         Item(id=note_id, transcript=transcript, note=note), progress=progress
     )
     usage = setup.caller.usage.as_dict() if setup.caller else {}
-    return JudgeResult(report=judge.report(row), provenance=setup.provenance, usage=usage)
+    provenance = setup.provenance
+    if setup.caller is not None:
+        provenance = provenance.model_copy(update={"output_modes": usage["output_modes"]})
+    return JudgeResult(report=judge.report(row), provenance=provenance, usage=usage)
 
 
 def judge_note(transcript: str, note: str, **options) -> JudgeResult:

@@ -1,130 +1,69 @@
-"""LLM access: settings, chat-model factory, usage accounting and the one structured-call helper.
+"""LLM access: usage accounting and the one structured-call helper. Settings and the chat-model
+factory live in :mod:`clinjudge.llm_settings`, the JSON dialects of servers in
+:mod:`clinjudge.llm_dialects`; both are re-exported here.
 
-Every judge calls a model through :class:`StructuredCaller` (DESIGN "Rules of thumb"): schema first
-(``response_format=json_schema`` with a dict schema), then a tolerant parse of the raw text, then
-one re-ask; what still fails becomes a :class:`~clinjudge.types.ParseFailure`, and a transport
-failure after the SDK's own retries a :class:`~clinjudge.types.CallError` -- never a guessed
-verdict, never an exception out of :meth:`StructuredCaller.call`.
+Every judge calls a model through :class:`StructuredCaller` (DESIGN "Rules of thumb"): schema
+first (in the server's dialect), then a tolerant parse of the raw text, then one re-ask; what
+still fails becomes a :class:`~clinjudge.types.ParseFailure`, and a transport failure after the
+SDK's own retries a :class:`~clinjudge.types.CallError` -- never a guessed verdict, never an
+exception out of :meth:`StructuredCaller.call`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import weakref
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.rate_limiters import InMemoryRateLimiter
-from langchain_openai import ChatOpenAI
-from pydantic import BaseModel, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from langchain_openai.chat_models.base import BaseChatOpenAI
+from pydantic import BaseModel, ValidationError
 
 from clinjudge.llm_cache import ResponseCache, cache_key
+from clinjudge.llm_dialects import (
+    ENDPOINTS,
+    OutputMode,
+    prompt_suffix,
+    rejects_output_format,
+    schema_request,
+)
 from clinjudge.llm_replies import describe_exception, parse_tolerant
+from clinjudge.llm_settings import NO_KEY, LLMSettings, make_chat_model
 from clinjudge.prompts import Prompt
 from clinjudge.types import CallError, ParseFailure
+
+__all__ = [
+    "NO_KEY",
+    "LLMSettings",
+    "OutputMode",
+    "ResponseCache",
+    "StructuredCaller",
+    "Usage",
+    "make_chat_model",
+]
 
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 
-#: Placeholder key for local OpenAI-compatible servers that ignore authentication.
-NO_KEY = "not-needed"
 RAW_LIMIT = 2000
+
+#: Per event loop, a semaphore per endpoint (``LLMSettings.max_concurrent_calls``).
+_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary()
+)
 
 REASK = (
     "Your previous reply could not be used ({error}). Reply again with only one JSON object that "
     "matches this JSON schema -- no prose, no code fence, no reasoning:\n{schema}"
 )
-
-
-class LLMSettings(BaseSettings):
-    """Endpoint and decoding settings, read from the environment (DESIGN "Two backends").
-
-    ``CLINJUDGE_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``; every other field from
-    ``CLINJUDGE_<FIELD>`` (e.g. ``CLINJUDGE_TEMPERATURE``, ``CLINJUDGE_REQUESTS_PER_SECOND``).
-    The API key is a ``SecretStr``: it never appears in ``repr`` or :meth:`provenance`.
-    """
-
-    model_config = SettingsConfigDict(env_prefix="CLINJUDGE_", populate_by_name=True)
-
-    model: str | None = None
-    base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
-    api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
-    temperature: float = Field(default=0.0, ge=0.0)
-    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
-    seed: int | None = None
-    timeout: float = Field(default=60.0, gt=0.0)  # seconds per HTTP request
-    max_retries: int = Field(default=2, ge=0)  # SDK retries of 408/409/429/5xx/connection errors
-    requests_per_second: float | None = Field(default=None, gt=0.0)  # None = unlimited
-    max_tokens: int | None = Field(default=None, gt=0)
-
-    @property
-    def configured(self) -> bool:
-        """True when a model is set, i.e. the LLM backend can be used."""
-        return bool(self.model)
-
-    def decoding(self) -> dict[str, Any]:
-        """The settings that change what the model writes (part of every cache key)."""
-        return {
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "seed": self.seed,
-            "max_tokens": self.max_tokens,
-        }
-
-    def provenance(self) -> dict[str, Any]:
-        """Model, endpoint and decoding for reports -- never the API key."""
-        return {"model": self.model, "base_url": self.base_url, "decoding": self.decoding()}
-
-
-def make_chat_model(settings: LLMSettings) -> BaseChatModel:
-    """A ``ChatOpenAI`` for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, ...).
-
-    Pinned to ``/v1/chat/completions`` (``use_responses_api=False``). The openai SDK retries
-    429/5xx/connection errors ``max_retries`` times with backoff; ``timeout`` bounds each request.
-    A missing key is allowed when ``base_url`` is set (local servers): a placeholder is sent.
-
-    Raises:
-        ValueError: no model set, or no key for the default OpenAI endpoint.
-    """
-    if not settings.configured:
-        raise ValueError("no model configured: set CLINJUDGE_MODEL (and OPENAI_BASE_URL)")
-    if settings.api_key is not None:
-        api_key = settings.api_key
-    elif settings.base_url:
-        api_key = SecretStr(NO_KEY)
-    else:
-        raise ValueError("OPENAI_API_KEY is required when OPENAI_BASE_URL is not set")
-    rate_limiter = None
-    if settings.requests_per_second:
-        rate_limiter = InMemoryRateLimiter(
-            requests_per_second=settings.requests_per_second,
-            check_every_n_seconds=min(0.1, 1.0 / settings.requests_per_second),
-            max_bucket_size=max(1.0, settings.requests_per_second),
-        )
-    return ChatOpenAI(
-        model=settings.model,
-        base_url=settings.base_url,
-        api_key=api_key,
-        temperature=settings.temperature,
-        top_p=settings.top_p,
-        seed=settings.seed,
-        max_tokens=settings.max_tokens,
-        # a Timeout object (unhashable) makes langchain-openai build this model its own HTTP
-        # client instead of reusing a process-wide cached one bound to the first event loop —
-        # which breaks every later asyncio.run() in the same process ("Event loop is closed")
-        timeout=openai.Timeout(settings.timeout),
-        max_retries=settings.max_retries,
-        rate_limiter=rate_limiter,
-        use_responses_api=False,
-    )
 
 
 @dataclass
@@ -133,7 +72,9 @@ class Usage:
 
     ``calls`` counts model invocations actually sent (re-asks included, cache hits excluded); the
     openai SDK's own transport retries happen below it and are not visible here. Tokens come from
-    ``AIMessage.usage_metadata`` of every reply received.
+    ``AIMessage.usage_metadata`` of every reply received. ``output_modes``: replies received per
+    dialect of asking for JSON (:mod:`clinjudge.llm_dialects`), the record of how the server
+    was asked.
     """
 
     calls: int = 0
@@ -142,13 +83,17 @@ class Usage:
     output_tokens: int = 0
     parse_failures: int = 0
     errors: int = 0
+    output_modes: dict[str, int] = field(default_factory=dict)
 
     def add_tokens(self, message: BaseMessage) -> None:
         meta = getattr(message, "usage_metadata", None) or {}
         self.input_tokens += int(meta.get("input_tokens", 0) or 0)
         self.output_tokens += int(meta.get("output_tokens", 0) or 0)
 
-    def as_dict(self) -> dict[str, int]:
+    def replied(self, mode: OutputMode) -> None:
+        self.output_modes[mode] = self.output_modes.get(mode, 0) + 1
+
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -166,15 +111,19 @@ class StructuredCaller:
     """The one robust structured-output call used by every judge (DESIGN "Rules of thumb").
 
     ``call`` renders the prompt, serves a cached reply when there is one, and otherwise:
-    (a) asks with ``response_format=json_schema`` and a dict schema (a pydantic class would make
-    the SDK raise on a non-JSON reply) and validates the reply with the pydantic schema -- parsed
-    strictly from the raw text, not LangChain's ``parsed``, whose partial-JSON parser "repairs"
-    truncated output;
+    (a) asks for JSON in the endpoint's dialect (:mod:`clinjudge.llm_dialects`: ``json_schema``
+    with a dict schema -- a pydantic class would make the SDK raise on a non-JSON reply --, else
+    ``json_object`` with the schema, else plain text with the schema in the prompt) and
+    validates the reply with the pydantic schema -- parsed strictly from the raw text, not
+    LangChain's ``parsed``, whose partial-JSON parser "repairs" truncated output;
     (b) else takes the first valid JSON object embedded in the text (:func:`parse_tolerant`);
     (c) else re-asks once, quoting the error and the schema;
     (d) else returns a ``ParseFailure``. Exceptions of the model call (after the SDK's retries)
-    become a ``CallError``. A server that answers ``response_format`` with HTTP 400 is asked
-    without it from then on (``structured_output`` turns ``False``), relying on (b)-(c).
+    become a ``CallError``; a reply cut off at the token limit is a parse attempt that failed.
+    A server that refuses a dialect with an error naming ``response_format`` (any status) is
+    asked in the next one, and its endpoint keeps that dialect for the rest of the process.
+    ``schema`` validates; ``wire_schema`` (default: ``schema``'s JSON schema) is what the
+    server is asked to follow -- it may constrain more (an enum of the ids asked for).
     Only validated results are cached.
     """
 
@@ -186,16 +135,34 @@ class StructuredCaller:
         model_id: str,
         decoding: dict[str, Any],
         rebuild: Callable[[], BaseChatModel] | None = None,
+        endpoint: str | None = None,
+        max_concurrent: int | None = None,
     ) -> None:
-        """``rebuild`` makes the model again for another event loop (see :attr:`model`)."""
+        """``rebuild`` makes the model again for another event loop (see :attr:`model`);
+        ``endpoint`` names the server whose dialect is remembered (default: this model);
+        ``max_concurrent`` bounds the requests in flight to it over every caller of the
+        process."""
         self._model = model
+        self.endpoint = endpoint or f"{type(model).__name__}@{id(model):x}#{model_id}"
         self._rebuild = rebuild
         self._model_loop: weakref.ref | None = None
         self.cache = cache
         self.model_id = model_id
         self.decoding = dict(decoding)
         self.usage = Usage()
-        self.structured_output = True
+        self.max_concurrent = max_concurrent
+
+    def _gate(self) -> contextlib.AbstractAsyncContextManager:
+        """Held around each request: the endpoint's semaphore for this loop, or nothing."""
+        if self.max_concurrent is None:
+            return contextlib.nullcontext()
+        gates = _GATES.setdefault(asyncio.get_running_loop(), {})
+        return gates.setdefault(self.endpoint, asyncio.Semaphore(self.max_concurrent))
+
+    @property
+    def output_mode(self) -> OutputMode:
+        """The dialect the next call asks in (what the endpoint accepted so far)."""
+        return ENDPOINTS.get(self.endpoint)
 
     @property
     def model(self) -> BaseChatModel:
@@ -226,12 +193,15 @@ class StructuredCaller:
         model = chat_model or make_chat_model(settings)
         model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
         rebuild = None if chat_model is not None else (lambda: make_chat_model(settings))
+        endpoint = None if chat_model is not None else f"{settings.base_url or 'openai'}#{model_id}"
         return cls(
             model,
             cache=cache,
             model_id=str(model_id),
             decoding=settings.decoding(),
             rebuild=rebuild,
+            endpoint=endpoint,
+            max_concurrent=settings.max_concurrent_calls,
         )
 
     def _cache_key(self, prompt: Prompt, rendered: str, output: dict[str, Any]) -> str:
@@ -245,15 +215,22 @@ class StructuredCaller:
         )
 
     async def call(
-        self, prompt: Prompt, variables: dict[str, Any], schema: type[M], *, key: str
+        self,
+        prompt: Prompt,
+        variables: dict[str, Any],
+        schema: type[M],
+        *,
+        key: str,
+        wire_schema: dict[str, Any] | None = None,
     ) -> M | ParseFailure | CallError:
-        """One structured call; ``key`` is the id put in failure records (callers re-key them).
+        """One structured call; ``key`` is the id put in failure records (callers re-key them);
+        ``wire_schema``: the JSON schema sent (default ``schema``'s).
 
         Raises:
             KeyError: ``variables`` lacks a placeholder of ``prompt`` (a programming error).
         """
         rendered = prompt.render(**variables)
-        json_schema = schema.model_json_schema()
+        json_schema = wire_schema or schema.model_json_schema()
         ckey = self._cache_key(prompt, rendered, json_schema)
         if self.cache is not None and (hit := self.cache.get(ckey)) is not None:
             try:
@@ -314,7 +291,8 @@ class StructuredCaller:
                 return hit["raw"]
         try:
             self.usage.calls += 1
-            message = await self.model.ainvoke([HumanMessage(rendered)])
+            async with self._gate():
+                message = await self.model.ainvoke([HumanMessage(rendered)])
         except Exception as exc:  # transport failure after SDK retries: recorded, not raised
             self.usage.errors += 1
             return CallError(claim_id=key, reason=describe_exception(exc))
@@ -329,44 +307,68 @@ class StructuredCaller:
     async def _attempt(
         self, messages: list[BaseMessage], schema: type[BaseModel], json_schema: dict[str, Any]
     ) -> _Attempt:
-        """One request (two if the server rejects ``response_format``), then validation."""
-        if self.structured_output:
+        """One request in the endpoint's dialect (more when the server refuses it), then
+        validation."""
+        mode = self.output_mode
+        while True:
             try:
-                return await self._ask_structured(messages, schema, json_schema)
-            except NotImplementedError:  # a chat model without json_schema structured output
-                self.structured_output = False
-                return await self._ask_plain(messages, schema)
-            except openai.BadRequestError as exc:
-                log.warning("server rejected response_format (%s); asking in plain text", exc)
-                self.structured_output = False
-                try:
-                    return await self._ask_plain(messages, schema)
-                except openai.BadRequestError:
-                    self.structured_output = True  # the 400 was not about response_format
+                attempt = await self._ask(mode, messages, schema, json_schema)
+            except Exception as exc:
+                if not rejects_output_format(exc):
                     raise
-        return await self._ask_plain(messages, schema)
+                following, learnt = ENDPOINTS.refused(self.endpoint, mode)
+                if following is None:
+                    raise
+                if learnt:
+                    log.warning(
+                        "%s refused response_format %s (%s); asking with %s from now on",
+                        self.endpoint,
+                        mode,
+                        describe_exception(exc),
+                        following,
+                    )
+                mode = following
+                continue
+            self.usage.replied(mode)
+            return attempt
 
-    async def _ask_structured(
-        self, messages: list[BaseMessage], schema: type[BaseModel], json_schema: dict[str, Any]
+    async def _ask(
+        self,
+        mode: OutputMode,
+        messages: list[BaseMessage],
+        schema: type[BaseModel],
+        json_schema: dict[str, Any],
     ) -> _Attempt:
-        runnable = self.model.with_structured_output(
-            json_schema, method="json_schema", include_raw=True
-        )
+        model = self.model
+        if mode == "json_schema":
+            runnable = model.with_structured_output(
+                json_schema, method="json_schema", include_raw=True
+            )
+        elif mode == "json_object":
+            if not isinstance(model, BaseChatOpenAI):  # no response_format to bind
+                raise NotImplementedError(f"{type(model).__name__} has no json_object mode")
+            runnable = model.bind(response_format=schema_request(mode, json_schema))
+        else:
+            runnable = model
+        suffix = prompt_suffix(mode, json_schema)
+        if suffix:
+            last = messages[-1]
+            messages = [*messages[:-1], HumanMessage(f"{last.text}{suffix}")]
         self.usage.calls += 1
-        out = await runnable.ainvoke(messages)
-        raw_message = out["raw"]
-        self.usage.add_tokens(raw_message)
-        raw = raw_message.text if isinstance(raw_message, BaseMessage) else str(raw_message)
-        # out["parsed"] is not trusted: for a dict schema LangChain parses with a *partial* JSON
-        # parser that silently closes truncated JSON (a cut-off verdict list would pass). The raw
-        # text is parsed strictly instead; a clean JSON reply is simply the first object found.
-        parsed, error = parse_tolerant(raw, schema)
-        return _Attempt(parsed, raw, error)
-
-    async def _ask_plain(self, messages: list[BaseMessage], schema: type[BaseModel]) -> _Attempt:
-        self.usage.calls += 1
-        message = await self.model.ainvoke(messages)
+        try:
+            async with self._gate():
+                out = await runnable.ainvoke(messages)
+        except openai.LengthFinishReasonError as exc:  # cut off at max_tokens: a bad reply
+            choices = exc.completion.choices if exc.completion else []
+            raw = (choices[0].message.content or "") if choices else ""
+            parsed, error = parse_tolerant(raw, schema)
+            return _Attempt(parsed, raw, f"reply cut off at the token limit ({error})")
+        message = out["raw"] if isinstance(out, dict) else out
         self.usage.add_tokens(message)
-        raw = message.text
+        raw = message.text if isinstance(message, BaseMessage) else str(message)
+        # with_structured_output's out["parsed"] is not trusted: for a dict schema LangChain
+        # parses with a *partial* JSON parser that silently closes truncated JSON (a cut-off
+        # verdict list would pass). The raw text is parsed strictly instead; a clean JSON reply
+        # is simply the first object found.
         parsed, error = parse_tolerant(raw, schema)
         return _Attempt(parsed, raw, error)

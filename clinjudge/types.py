@@ -189,6 +189,9 @@ class Provenance(BaseModel):
     #: The offline verifier's settings and the digest of its fitted combiner: what decides an
     #: offline verdict, so that a run made with other rules is never resumed as this one.
     verifier: dict[str, object] = {}
+    #: Replies received per dialect the server was asked for JSON in (json_schema,
+    #: json_object, text): filled once calls were made.
+    output_modes: dict[str, int] = {}
     created: str = ""
 
 

@@ -8,6 +8,15 @@ import pytest
 from openai_stub import OpenAIStub
 
 
+@pytest.fixture(autouse=True)
+def _fresh_endpoint_memory() -> Iterator[None]:
+    """Each test starts with no remembered server dialect (llm_dialects.ENDPOINTS)."""
+    from clinjudge.llm_dialects import ENDPOINTS
+
+    ENDPOINTS.forget()
+    yield
+
+
 @pytest.fixture
 def openai_stub() -> Iterator[OpenAIStub]:
     """A loopback OpenAI-compatible server: ``.base_url``, ``.requests``, ``.script(fn)``."""

@@ -54,6 +54,28 @@ def rate_limited() -> HttpError:
     return HttpError(429, "rate limited", {"retry-after": "0", "retry-after-ms": "1"})
 
 
+#: What llama-cpp-python's server (0.3.36) answers to ``response_format: json_schema``, byte for
+#: byte but for the traceback's path: HTTP 500 with a pydantic validation error.
+LLAMA_CPP_JSON_SCHEMA_500 = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File \"/srv/llama_cpp/server/"
+    'app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+)
+
+
+def llama_cpp_server(then: Script) -> Script:
+    """A script that answers as llama-cpp-python's server does: ``json_schema`` refused with
+    its HTTP 500, anything else answered by ``then``."""
+
+    def reply(request: dict[str, Any]) -> Action:
+        if (request.get("response_format") or {}).get("type") == "json_schema":
+            return HttpError(500, LLAMA_CPP_JSON_SCHEMA_500)
+        return then(request)
+
+    return reply
+
+
 def sequence(*actions: Action) -> Script:
     """A script answering ``actions`` in order, then repeating the last one."""
     lock = threading.Lock()

@@ -9,7 +9,15 @@ import time
 from pathlib import Path
 
 import pytest
-from openai_stub import Delay, HttpError, OpenAIStub, Reply, rate_limited, sequence
+from openai_stub import (
+    Delay,
+    HttpError,
+    OpenAIStub,
+    Reply,
+    llama_cpp_server,
+    rate_limited,
+    sequence,
+)
 from pydantic import BaseModel, Field
 
 from clinjudge.llm import LLMSettings, StructuredCaller, make_chat_model
@@ -78,6 +86,7 @@ async def test_valid_json_is_parsed_with_schema_first(openai_stub: OpenAIStub) -
         "output_tokens": 5,
         "parse_failures": 0,
         "errors": 0,
+        "output_modes": {"json_schema": 1},
     }
 
 
@@ -170,30 +179,72 @@ async def test_delay_longer_than_timeout_gives_call_error_quickly(openai_stub: O
     assert elapsed < 2.0
 
 
-async def test_server_rejecting_response_format_falls_back_to_plain(
+def response_format(request: dict) -> str | None:
+    return (request.get("response_format") or {}).get("type")
+
+
+async def test_llama_cpp_server_500_moves_to_json_object_with_the_schema(
+    openai_stub: OpenAIStub,
+) -> None:
+    """llama-cpp-python answers json_schema with HTTP 500 naming response_format: the caller
+    asks again with json_object + schema, and the endpoint keeps that dialect."""
+    openai_stub.script(llama_cpp_server(lambda _r: json.dumps(GOOD)))
+    caller = caller_for(openai_stub, max_retries=1)
+    assert isinstance(await call(caller, claims="[a]"), Out)
+    assert isinstance(await call(caller, claims="[b]"), Out)
+    sent = [response_format(r) for r in openai_stub.requests]
+    assert sent == ["json_schema", "json_schema", "json_object", "json_object"]  # 1 SDK retry
+    assert openai_stub.requests[-1]["response_format"]["schema"] == Out.model_json_schema()
+    assert '"verdicts"' in openai_stub.requests[-1]["messages"][-1]["content"]  # schema in prompt
+    assert caller.output_mode == "json_object"
+    assert caller.usage.output_modes == {"json_object": 2}
+    assert caller.usage.calls == 3 and caller.usage.errors == 0
+    other = caller_for(openai_stub)  # another judge on the same endpoint asks right away
+    assert isinstance(await call(other, claims="[c]"), Out)
+    assert response_format(openai_stub.requests[-1]) == "json_object"
+
+
+async def test_server_refusing_every_response_format_is_asked_in_plain_text(
     openai_stub: OpenAIStub,
 ) -> None:
     def reply(request: dict) -> object:
         if "response_format" in request:
-            return HttpError(400, "response_format json_schema is not supported")
+            return HttpError(400, f"response_format {response_format(request)} is not supported")
         return "Verdicts follow: " + json.dumps(GOOD)
 
     openai_stub.script(reply)
     caller = caller_for(openai_stub)
     assert isinstance(await call(caller, claims="[a]"), Out)
     assert isinstance(await call(caller, claims="[b]"), Out)
-    sent_format = ["response_format" in r for r in openai_stub.requests]
-    assert sent_format == [True, False, False]  # the fallback is remembered
-    assert caller.structured_output is False
+    sent = [response_format(r) for r in openai_stub.requests]
+    assert sent == ["json_schema", "json_object", None, None]  # the fallback is remembered
+    plain = openai_stub.requests[-1]["messages"][-1]["content"]
+    assert plain.startswith("Judge [b] now.") and '"verdicts"' in plain  # the schema, in words
+    assert caller.output_mode == "text" and caller.usage.output_modes == {"text": 2}
 
 
-async def test_400_unrelated_to_response_format_is_a_call_error(openai_stub: OpenAIStub) -> None:
-    openai_stub.script(lambda _r: HttpError(400, "context length exceeded"))
+@pytest.mark.parametrize("status", [400, 422, 500])
+async def test_an_error_not_naming_response_format_keeps_the_dialect(
+    openai_stub: OpenAIStub, status: int
+) -> None:
+    openai_stub.script(lambda _r: HttpError(status, "context length exceeded"))
     caller = caller_for(openai_stub)
     result = await call(caller)
-    assert isinstance(result, CallError) and "400 - context length" in result.reason
-    assert caller.structured_output is True  # not blamed on response_format
-    assert len(openai_stub.requests) == 2
+    assert isinstance(result, CallError) and f"{status} - context length" in result.reason
+    assert caller.output_mode == "json_schema"  # not blamed on response_format
+    assert [response_format(r) for r in openai_stub.requests] == ["json_schema"]
+
+
+async def test_a_reply_cut_off_at_the_token_limit_is_a_parse_failure(
+    openai_stub: OpenAIStub,
+) -> None:
+    cut = Reply('{"verdicts": [{"claim_id": "c1", "tier": 2, "rat', finish_reason="length")
+    openai_stub.script(lambda _r: cut)
+    caller = caller_for(openai_stub)
+    result = await call(caller)
+    assert isinstance(result, ParseFailure)
+    assert "cut off at the token limit" in result.reason and result.raw == cut.content
+    assert caller.usage.errors == 0 and len(openai_stub.requests) == 2  # with its re-ask
 
 
 async def test_cache_hit_sends_no_request(openai_stub: OpenAIStub, tmp_path: Path) -> None:
@@ -257,6 +308,7 @@ async def test_usage_adds_up_over_a_mixed_run(openai_stub: OpenAIStub, tmp_path:
         "output_tokens": 7 + 7 + 1 + 1,
         "parse_failures": 1,
         "errors": 1,
+        "output_modes": {"json_schema": 4},  # replies received: ok, bad, its re-ask, ok2
     }
     assert len(openai_stub.requests) == caller.usage.calls
 

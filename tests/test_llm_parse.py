@@ -129,7 +129,7 @@ async def test_chat_model_without_structured_output_uses_plain_path() -> None:
     caller = StructuredCaller(model, cache=None, model_id="fake", decoding={})
     prompt = Prompt(name="t", version="1", text="Judge {{claims}}", sha256="0" * 64)
     result = await caller.call(prompt, {"claims": "[]"}, Out, key="c1")
-    assert isinstance(result, Out) and caller.structured_output is False
+    assert isinstance(result, Out) and caller.output_mode == "text"
     assert caller.usage.calls == 2  # first reply had no JSON -> one re-ask
 
 

@@ -55,8 +55,17 @@ ClaimsOpt = Annotated[
     str,
     typer.Option(
         "--claims",
-        help="How claims are cut: split (offline splitter), llm (extraction prompt), "
-        "auto (llm on the llm backend).",
+        help="How claims are cut: split (the offline splitter), llm (the extraction prompt), "
+        "auto (the splitter, so that every backend judges the same claims).",
+    ),
+]
+ProtocolOpt = Annotated[
+    str,
+    typer.Option(
+        "--protocol",
+        help="How the llm backend asks: batch (8 claims a call over the whole transcript) or "
+        "claim (one short call per claim over the exchanges around it; for small local "
+        "models). In compare: --option inference-aware.protocol=claim.",
     ),
 ]
 
@@ -65,7 +74,8 @@ OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--option",
-        help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. cef.task=note, "
+        help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. inference-aware.protocol=claim, "
+        "inference-aware.batch_size=4, cef.task=note, "
         "cef.n_source=12, factcheck.corpus=passages.jsonl, factcheck.search=searxng, "
         "factcheck.search_url=http://localhost:8888, numeric.rel_tol=0.1.",
     ),

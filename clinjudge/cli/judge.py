@@ -14,6 +14,7 @@ from clinjudge.cli.common import (
     ClaimsOpt,
     ModeOpt,
     PromptOpt,
+    ProtocolOpt,
     UsageError,
     check_choice,
     claim_bar,
@@ -34,6 +35,7 @@ def judge(
     backend: BackendOpt = "auto",
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
+    protocol: ProtocolOpt = "batch",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     output_format: Annotated[
         str,
@@ -60,6 +62,7 @@ def judge(
         check_choice(mode, ("lexical", "inference-aware"), "--mode")
         check_choice(backend, ("auto", "offline", "llm"), "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
+        check_choice(protocol, ("batch", "claim"), "--protocol")
         check_choice(output_format, FORMATS, "--format")
         if html is not None and html.is_dir():
             raise UsageError(f"--html is a directory, not a file: {html}")
@@ -76,6 +79,7 @@ def judge(
                 backend=backend,
                 prompts=prompt_overrides(prompt),
                 claims=claims,
+                protocol=protocol,
                 progress=bar,
             )
     failures = [f.model_dump() for f in result.report.failures]

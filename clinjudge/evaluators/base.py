@@ -122,7 +122,9 @@ class BaseEvaluator:
         return model_identity(p, options=self.options, package_version=p.get("package_version"))
 
     def provenance(self) -> dict[str, Any]:
-        return {**self.access.provenance, "options": self.options}
+        from clinjudge.grounding.backend import with_output_modes
+
+        return with_output_modes({**self.access.provenance, "options": self.options}, self.caller)
 
     def usage(self) -> dict[str, int] | None:
         return self.caller.usage.as_dict() if self.caller else None

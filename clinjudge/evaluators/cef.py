@@ -55,8 +55,10 @@ class CefEvaluator:
 
     def provenance(self) -> dict[str, Any]:
         from clinjudge.cef.scores import TOKENIZER
+        from clinjudge.grounding.backend import with_output_modes
 
-        return {**self.setup.provenance, "options": self.options, "tokenizer": TOKENIZER}
+        provenance = {**self.setup.provenance, "options": self.options, "tokenizer": TOKENIZER}
+        return with_output_modes(provenance, self.setup.caller)
 
     def usage(self) -> dict[str, int] | None:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None

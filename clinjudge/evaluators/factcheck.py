@@ -43,7 +43,9 @@ class FactcheckEvaluator:
         return model_identity(p, search=p["search"], k=p["k"])
 
     def provenance(self) -> dict[str, Any]:
-        return dict(self.setup.provenance)
+        from clinjudge.grounding.backend import with_output_modes
+
+        return with_output_modes(dict(self.setup.provenance), self.setup.caller)
 
     def usage(self) -> dict[str, int] | None:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None

@@ -58,7 +58,9 @@ class SoapEvaluator:
         }
 
     def provenance(self) -> dict[str, Any]:
-        return self.setup.provenance.model_dump(mode="json")
+        from clinjudge.grounding.backend import with_output_modes
+
+        return with_output_modes(self.setup.provenance.model_dump(mode="json"), self.setup.caller)
 
     def usage(self) -> dict[str, int] | None:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None
@@ -160,9 +162,20 @@ class SoapEvaluator:
         return lines
 
 
+#: ``--option`` keys of the SOAP judges: how claims are cut (``claims``: auto, split, llm), how
+#: the LLM backend asks (``protocol``: batch, claim) and claims per call (``batch_size``).
+SOAP_OPTIONS = ("claims", "protocol", "batch_size")
+
+
 def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
+    from clinjudge.errors import ConfigError
+    from clinjudge.evaluators.base import check_options
     from clinjudge.judges.factory import build_judge
 
+    opts = check_options(name, options.options, SOAP_OPTIONS)
+    batch_size = opts.get("batch_size", 8)
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError(f"{name}.batch_size must be a whole number ≥ 1, got {batch_size!r}")
     setup = build_judge(
         mode,
         options.backend,
@@ -174,8 +187,12 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
         knowledge=options.knowledge,
         cache=options.cache,
         claims=str(options.options.get("claims", "auto")),
+        protocol=str(opts.get("protocol", "batch")),
     )
-    return SoapEvaluator(name, setup)
+    if setup.caller is not None:
+        per_call = 1 if setup.provenance.verifier.get("protocol") == "claim" else batch_size
+        setup.provenance.verifier["claims_per_call"] = per_call
+    return SoapEvaluator(name, setup, batch_size=batch_size)
 
 
 @judge("lexical", summary="SOAP claims supported only where the transcript states them")

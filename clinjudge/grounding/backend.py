@@ -120,6 +120,15 @@ def open_backend(
     return ModelAccess(resolved, provenance, caller, prompts)
 
 
+def with_output_modes(provenance: dict[str, Any], caller: StructuredCaller | None) -> dict:
+    """``provenance`` with ``output_modes``: the replies received per dialect the server was
+    asked for JSON in (``json_schema``, ``json_object``, ``text``; :mod:`clinjudge.llm_dialects`)
+    -- how the verdicts were obtained, known only once calls were made."""
+    if caller is None:
+        return provenance
+    return {**provenance, "output_modes": dict(caller.usage.output_modes)}
+
+
 def knowledge_provenance(kb: KnowledgeBase) -> dict[str, Any]:
     """What a report records of the knowledge base: its digest, sources and packages."""
     return {

@@ -99,3 +99,59 @@ def transcript_index(transcript: Transcript, *, dense: bool = True) -> SentenceI
 
 def as_evidence(unit: Unit, score: float | None = None, source: str = "transcript") -> Evidence:
     return Evidence(source=source, start=unit.start, end=unit.end, text=unit.text, score=score)
+
+
+#: Characters of one turn shown around the retrieved sentence (long dictations are cut).
+TURN_CHARS = 600
+
+
+def exchange_passages(
+    transcript: Transcript, index: SentenceIndex, query: str, k: int = 3
+) -> list[str]:
+    """The exchanges around the ``k`` sentences that best match ``query``: each hit's whole turn
+    with the turn before it (the question a "no" answers) and the turn after it (the answer to
+    a question), in transcript order, one ``"[speaker] text"`` line per turn, ``"…"`` between
+    exchanges that are not adjacent. A turn longer than :data:`TURN_CHARS` is cut around its
+    hits (a context turn: its end before a hit, its start after one)."""
+    hits = index.search(query, k=k)
+    hit_spans: dict[int, list[tuple[int, int]]] = {}
+    for unit, _ in hits:
+        hit_spans.setdefault(unit.turn, []).append((unit.start, unit.end))
+    shown = sorted(
+        {t + d for t in hit_spans for d in (-1, 0, 1) if 0 <= t + d < len(transcript.turns)}
+    )
+    lines: list[str] = []
+    previous = None
+    for t in shown:
+        if previous is not None and t != previous + 1:
+            lines.append("…")
+        turn = transcript.turns[t]
+        if t in hit_spans:
+            text = _cut_around(transcript.text, turn.start, turn.end, hit_spans[t])
+        elif t + 1 in hit_spans:  # before a hit: the question is at its end
+            text = _cut_around(transcript.text, turn.start, turn.end, [(turn.end, turn.end)])
+        else:  # after a hit: the answer is at its start
+            text = _cut_around(transcript.text, turn.start, turn.end, [(turn.start, turn.start)])
+        lines.append(f"[{turn.speaker}] {text}")
+        previous = t
+    return lines
+
+
+def _cut_around(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
+    """``text[start:end]``, or at most :data:`TURN_CHARS` of it centred on ``spans``, with
+    "…" where it was cut (at word boundaries)."""
+    body = text[start:end].strip()
+    if len(body) <= TURN_CHARS:
+        return body
+    lo = min(s for s, _ in spans)
+    hi = max(e for _, e in spans)
+    slack = max(0, TURN_CHARS - (hi - lo)) // 2
+    a = max(start, lo - slack)
+    b = min(end, max(hi + slack, a + TURN_CHARS))
+    a = max(start, min(a, b - TURN_CHARS))
+    piece = text[a:b]
+    if a > start:
+        piece = "…" + piece.split(" ", 1)[-1]
+    if b < end:
+        piece = piece.rsplit(" ", 1)[0] + "…"
+    return piece.strip()

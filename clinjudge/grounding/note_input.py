@@ -26,6 +26,8 @@ class NoteInput:
     facts: dict[bool, TranscriptFacts] = field(default_factory=dict, repr=False)
     #: A BM25-only sentence index of the transcript (the LLM judge's candidate evidence).
     bm25_index: SentenceIndex | None = field(default=None, repr=False)
+    #: A hybrid (BM25 + embeddings) sentence index (the LLM judge's per-claim evidence).
+    evidence_index: SentenceIndex | None = field(default=None, repr=False)
     #: Whether every claim of the note has been embedded in one batch.
     note_encoded: bool = field(default=False, repr=False)
     #: The note's sentences whose words the transcript states: (SOAP section, content words).

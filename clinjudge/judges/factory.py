@@ -12,6 +12,7 @@ from clinjudge.grounding.backend import knowledge_provenance, open_backend
 from clinjudge.judges.base import ClaimVerifier
 from clinjudge.judges.extraction import ClaimExtractor, LLMExtractor, SplitterExtractor
 from clinjudge.judges.knowledge_context import KnowledgeLookup
+from clinjudge.judges.llm_claim_judge import LLMClaimJudge
 from clinjudge.judges.llm_judge import LLMJudge
 from clinjudge.judges.offline import OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase
@@ -20,7 +21,15 @@ from clinjudge.prompts import Prompt
 from clinjudge.types import Mode, Provenance
 
 PROMPT_BY_MODE = {"lexical": "soap.lexical", "inference-aware": "soap.inference_aware"}
+#: The per-claim protocol's prompts (``protocol="claim"``, :mod:`.llm_claim_judge`).
+CLAIM_PROMPT_BY_MODE = {
+    "lexical": "soap.claim_lexical",
+    "inference-aware": "soap.claim_inference_aware",
+}
 EXTRACTION_PROMPT = "soap.claim_extraction"
+#: How the LLM backend asks: ``batch`` (claims of a note share a call over the whole
+#: transcript) or ``claim`` (one short call per claim over the exchanges around it).
+PROTOCOLS = ("batch", "claim")
 
 
 @dataclass
@@ -42,13 +51,18 @@ def build_judge(
     knowledge: KnowledgeBase | None = None,
     cache: ResponseCache | None = None,
     claims: str = "auto",
+    protocol: str = "batch",
 ) -> JudgeSetup:
     """A judge for ``mode`` on ``backend``; ``chat_model`` (any LangChain chat model) wins over
-    settings. ``claims``: ``split`` (offline splitter), ``llm`` (extraction prompt) or ``auto``
-    (LLM extraction on the LLM backend)."""
+    settings. ``claims``: ``split`` (the offline splitter), ``llm`` (the extraction prompt) or
+    ``auto`` (the splitter: both backends judge the same claims). ``protocol`` (LLM backend):
+    ``batch`` or ``claim`` (:data:`PROTOCOLS`)."""
     if mode not in PROMPT_BY_MODE:
         raise ConfigError(f"unknown mode {mode!r}: use lexical or inference-aware")
-    names = [PROMPT_BY_MODE[mode]] + ([EXTRACTION_PROMPT] if claims in ("auto", "llm") else [])
+    if protocol not in PROTOCOLS:
+        raise ConfigError(f"unknown protocol {protocol!r}: use batch or claim")
+    verify_prompt = (CLAIM_PROMPT_BY_MODE if protocol == "claim" else PROMPT_BY_MODE)[mode]
+    names = [verify_prompt] + ([EXTRACTION_PROMPT] if claims == "llm" else [])
     access = open_backend(
         backend,
         judge="the SOAP judge",
@@ -57,7 +71,11 @@ def build_judge(
         cache=cache,
         prompt_names=names,
         prompt_overrides=prompt_overrides,
-        known_prompts=[*PROMPT_BY_MODE.values(), EXTRACTION_PROMPT],
+        known_prompts=[
+            *PROMPT_BY_MODE.values(),
+            *CLAIM_PROMPT_BY_MODE.values(),
+            EXTRACTION_PROMPT,
+        ],
     )
     kb = knowledge or KnowledgeBase.default()
     provenance = Provenance(mode=mode, knowledge=knowledge_provenance(kb), **access.provenance)
@@ -65,9 +83,10 @@ def build_judge(
         verifier = OfflineVerifier(mode, kb)
         provenance.verifier = verifier.fingerprint()
         return JudgeSetup(verifier, SplitterExtractor(), provenance)
-    judge_prompt = access.prompt(PROMPT_BY_MODE[mode])
     extractor: ClaimExtractor = SplitterExtractor()
     if EXTRACTION_PROMPT in names:
         extractor = LLMExtractor(access.caller, access.prompt(EXTRACTION_PROMPT))
-    verifier = LLMJudge(mode, access.caller, judge_prompt, KnowledgeLookup(kb))
+    judge = LLMClaimJudge if protocol == "claim" else LLMJudge
+    verifier = judge(mode, access.caller, access.prompt(verify_prompt), KnowledgeLookup(kb))
+    provenance.verifier = {"protocol": protocol}
     return JudgeSetup(verifier, extractor, provenance, access.caller, access.prompts)

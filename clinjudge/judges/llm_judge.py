@@ -2,14 +2,20 @@
 
 Each call carries the whole transcript, the note grouped by SOAP section (cross-section
 verification), and per claim its retrieved transcript candidates and knowledge entries. The
-reply is read strictly: a verdict whose tier does not exist in the mode, or a claim the model
-skipped, is a `ParseFailure` for that claim — never a guessed verdict.
+server is asked to follow a schema that admits exactly the claim ids of the batch, each once,
+and only the mode's tiers (:func:`verdict_schema`). The reply is read strictly: a verdict whose
+tier does not exist in the mode, or a claim the model skipped, is a `ParseFailure` for that
+claim — never a guessed verdict. Claims a reply missed are asked again in smaller batches, down
+to one claim a call (a small model often answers only the first claims of a batch); what even a
+one-claim call cannot answer stays a recorded parse failure.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-from typing import get_args
+from functools import cache
+from typing import Any, get_args
 
 from pydantic import BaseModel, Field
 
@@ -23,6 +29,8 @@ from clinjudge.judges.tiers import normalize_subtype, tier_allowed
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
 from clinjudge.types import (
+    TIERS_BY_MODE,
+    CallError,
     Claim,
     HarmCategory,
     Mode,
@@ -77,21 +85,54 @@ class LLMJudge:
             note.bm25_index = transcript_index(note.transcript, dense=False)
         index = note.bm25_index
         entries = {c.id: self.knowledge.entries(c.text) if self.knowledge else [] for c in claims}
-        payload = [self._claim_payload(c, index, entries[c.id]) for c in claims]
+        payloads = {c.id: self._claim_payload(c, index, entries[c.id]) for c in claims}
+        context = {"transcript": note.transcript_text, "note_sections": note_by_section(note.note)}
+        outcomes: dict[str, Outcome] = {}
+        await self._ask(claims, context, payloads, entries, note.transcript_text, outcomes)
+        return [outcomes[c.id] for c in claims]
+
+    async def _ask(
+        self,
+        claims: list[Claim],
+        context: dict[str, str],
+        payloads: dict[str, dict],
+        entries: dict[str, list],
+        transcript: str,
+        outcomes: dict[str, Outcome],
+    ) -> None:
+        """Ask for ``claims`` in one call; ask again for those the reply missed, in halves,
+        down to one claim a call. A transport error is final (it was retried below)."""
+        ids = [c.id for c in claims]
         variables = {
-            "transcript": note.transcript_text,
-            "note_sections": note_by_section(note.note),
-            "claims": json.dumps(payload, ensure_ascii=False, indent=1),
+            **context,
+            "claims": json.dumps([payloads[i] for i in ids], ensure_ascii=False, indent=1),
         }
-        result = await self.caller.call(self.prompt, variables, LLMVerdicts, key=claims[0].id)
-        if not isinstance(result, LLMVerdicts):
-            return list(failure_for_all(claims, result))
-        items = {}
-        for item in result.verdicts:
-            items.setdefault(item.claim_id.strip(), item)
-        return [
-            self._outcome(c, items.get(c.id), note.transcript_text, entries[c.id]) for c in claims
-        ]
+        result = await self.caller.call(
+            self.prompt,
+            variables,
+            LLMVerdicts,
+            key=ids[0],
+            wire_schema=verdict_schema(tuple(ids), self.mode),
+        )
+        if isinstance(result, CallError):
+            outcomes.update((f.claim_id, f) for f in failure_for_all(claims, result))
+            return
+        if isinstance(result, ParseFailure):
+            batch = {c.id: f for c, f in zip(claims, failure_for_all(claims, result), strict=True)}
+        else:
+            items: dict[str, LLMVerdictItem] = {}
+            for item in result.verdicts:
+                items.setdefault(item.claim_id.strip(), item)
+            batch = {
+                c.id: self._outcome(c, items.get(c.id), transcript, entries[c.id]) for c in claims
+            }
+        outcomes.update(batch)
+        missed = [c for c in claims if isinstance(batch[c.id], ParseFailure)]
+        if not missed or len(claims) == 1:
+            return
+        size = max(1, len(claims) // 2)
+        for i in range(0, len(missed), size):
+            await self._ask(missed[i : i + size], context, payloads, entries, transcript, outcomes)
 
     def _claim_payload(self, claim: Claim, index: SentenceIndex, entries: list) -> dict:
         hits = index.search(claim.text, k=CANDIDATES_PER_CLAIM)
@@ -131,6 +172,20 @@ class LLMJudge:
         if item.harm_category in HARM_CATEGORIES:
             said["harm_category"] = item.harm_category
         return verdict.model_copy(update=said) if said else verdict
+
+
+@cache
+def verdict_schema(ids: tuple[str, ...], mode: Mode) -> dict[str, Any]:
+    """The JSON schema a server is asked to follow for one batch: :class:`LLMVerdicts` with
+    ``claim_id`` one of ``ids``, ``tier`` one of the mode's tiers, and exactly ``len(ids)``
+    verdicts (a grammar-constrained server cannot skip or invent a claim)."""
+    schema = copy.deepcopy(LLMVerdicts.model_json_schema())
+    item = schema["$defs"]["LLMVerdictItem"]["properties"]
+    item["claim_id"] = {"type": "string", "enum": list(ids)}
+    item["tier"] = {"type": "integer", "enum": sorted(TIERS_BY_MODE[mode])}
+    verdicts = schema["properties"]["verdicts"]
+    verdicts["minItems"] = verdicts["maxItems"] = len(ids)
+    return schema
 
 
 def note_by_section(note: Note) -> str:

@@ -1,0 +1,142 @@
+"""The per-claim protocol of the LLM backend, for small models (SPEC §1): one call per claim,
+holding only the exchanges of the conversation around the claim's best-matching sentences and
+the claim itself.
+
+A batch of claims over the whole transcript asks a lot of a small local model (it answers the
+first claims and drops the rest); here each call is short and asks for one label:
+
+    inference-aware:  stated → tier 1 (restatement) when the quoted words carry the claim's
+                      content words, else tier 2 (paraphrase); inferred → tier 3;
+                      unsupported → tier 4; contradicted → tier 5
+    lexical:          stated → tier 1; unsupported → tier 4; contradicted → tier 5
+
+The evidence is :func:`~clinjudge.grounding.evidence.exchange_passages` over a hybrid (BM25 +
+embedding) index of the transcript's sentences: each hit's whole turn, the turn before (the
+question a "no" answers) and the turn after. A reply with another label, or none, is a recorded
+``ParseFailure`` for the claim.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from clinjudge.grounding.evidence import exchange_passages, transcript_index
+from clinjudge.grounding.note_input import NoteInput
+from clinjudge.grounding.quotes import locate_quote
+from clinjudge.judges.knowledge_context import KnowledgeLookup
+from clinjudge.judges.severity import rate_harm
+from clinjudge.llm import StructuredCaller
+from clinjudge.prompts import Prompt
+from clinjudge.text.normalize import content_tokens
+from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure, Verdict
+
+#: Sentences retrieved per claim; each brings its turn and the turns around it.
+HITS_PER_CLAIM = 3
+#: Share of the claim's content words the quote must carry for "stated" to be tier 1.
+RESTATEMENT_COVERAGE = 0.8
+
+Label = Literal["stated", "inferred", "unsupported", "contradicted"]
+LABELS_BY_MODE: dict[str, tuple[str, ...]] = {
+    "inference-aware": ("stated", "inferred", "unsupported", "contradicted"),
+    "lexical": ("stated", "unsupported", "contradicted"),
+}
+TIER_OF_LABEL = {"inferred": 3, "unsupported": 4, "contradicted": 5}
+SUBTYPE_OF_TIER = {1: "restatement", 2: "paraphrase", 3: "inference", 4: "no_basis"}
+
+
+#: Longest quote a server is asked for (a small model otherwise copies whole passages).
+QUOTE_CHARS = 300
+
+
+class ClaimLabel(BaseModel):
+    label: Label
+    quote: str = ""
+
+
+def label_schema(mode: Mode) -> dict:
+    """The schema sent for one claim: the mode's labels only, the label first (its first
+    token is the decision), then a short quote."""
+    return {
+        "title": "ClaimLabel",
+        "type": "object",
+        "properties": {
+            "label": {"type": "string", "enum": list(LABELS_BY_MODE[mode])},
+            "quote": {"type": "string", "maxLength": QUOTE_CHARS},
+        },
+        "required": ["label", "quote"],
+    }
+
+
+class LLMClaimJudge:
+    """Verifies claims one call each with a chat model through `StructuredCaller`."""
+
+    backend = "llm"
+
+    def __init__(
+        self,
+        mode: Mode,
+        caller: StructuredCaller,
+        prompt: Prompt,
+        knowledge: KnowledgeLookup | None = None,
+    ) -> None:
+        self.mode: Mode = mode
+        self.caller = caller
+        self.prompt = prompt
+        self.knowledge = knowledge
+
+    async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
+        if note.evidence_index is None:
+            note.evidence_index = transcript_index(note.transcript, dense=True)
+        return [await self._verify_one(c, note) for c in claims]
+
+    async def _verify_one(self, claim: Claim, note: NoteInput) -> Outcome:
+        passages = exchange_passages(
+            note.transcript, note.evidence_index, claim.text, k=HITS_PER_CLAIM
+        )
+        entries = self.knowledge.entries(claim.text) if self.knowledge else []
+        variables = {
+            "evidence": "\n".join(passages) or "(nothing in the conversation matches)",
+            "section": claim.section,
+            "knowledge": "\n".join(self.knowledge.describe(e) for e in entries)
+            if self.knowledge
+            else "",
+            "claim": claim.text,
+        }
+        result = await self.caller.call(
+            self.prompt, variables, ClaimLabel, key=claim.id, wire_schema=label_schema(self.mode)
+        )
+        if isinstance(result, ParseFailure | CallError):
+            return result.model_copy(update={"claim_id": claim.id})
+        if result.label not in LABELS_BY_MODE[self.mode]:
+            return ParseFailure(
+                claim_id=claim.id,
+                reason=f"label {result.label!r} does not exist in {self.mode} mode",
+                raw=result.model_dump_json()[:2000],
+            )
+        tier = self._tier(result, claim.text)
+        quote = result.quote.strip()
+        evidence = [locate_quote(note.transcript_text, quote)] if quote else []
+        verdict = Verdict(
+            claim_id=claim.id,
+            tier=tier,
+            subtype=SUBTYPE_OF_TIER.get(tier, "contradiction"),
+            rationale=f"per-claim check: {result.label}" + (f" ('{quote}')" if quote else ""),
+            evidence=evidence,
+            knowledge=entries,
+            backend="llm",
+        )
+        if verdict.supported or self.knowledge is None:
+            return verdict
+        return rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
+
+    def _tier(self, result: ClaimLabel, claim: str) -> int:
+        if result.label != "stated":
+            return TIER_OF_LABEL[result.label]
+        if self.mode == "lexical":
+            return 1
+        wanted = set(content_tokens(claim))
+        said = set(content_tokens(result.quote))
+        carried = len(wanted & said) / len(wanted) if wanted else 1.0
+        return 1 if carried >= RESTATEMENT_COVERAGE else 2

@@ -1,0 +1,102 @@
+"""Endpoint and decoding settings of the LLM backend, and the chat model they make."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+from langchain_core.language_models import BaseChatModel
+from langchain_core.rate_limiters import InMemoryRateLimiter
+from langchain_openai import ChatOpenAI
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: Placeholder key for local OpenAI-compatible servers that ignore authentication.
+NO_KEY = "not-needed"
+
+
+class LLMSettings(BaseSettings):
+    """Endpoint and decoding settings, read from the environment (DESIGN "Two backends").
+
+    ``CLINJUDGE_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``; every other field from
+    ``CLINJUDGE_<FIELD>`` (e.g. ``CLINJUDGE_TEMPERATURE``, ``CLINJUDGE_REQUESTS_PER_SECOND``).
+    The API key is a ``SecretStr``: it never appears in ``repr`` or :meth:`provenance`.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="CLINJUDGE_", populate_by_name=True)
+
+    model: str | None = None
+    base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    seed: int | None = None
+    timeout: float = Field(default=60.0, gt=0.0)  # seconds per HTTP request
+    max_retries: int = Field(default=2, ge=0)  # SDK retries of 408/409/429/5xx/connection errors
+    requests_per_second: float | None = Field(default=None, gt=0.0)  # None = unlimited
+    max_tokens: int | None = Field(default=None, gt=0)
+    #: Requests in flight to the endpoint at once, over every judge of the process (None =
+    #: as many as the run sends). A local llama.cpp server answers one at a time: with 1, a
+    #: queued request's timeout does not run while it waits.
+    max_concurrent_calls: int | None = Field(default=None, gt=0)
+
+    @property
+    def configured(self) -> bool:
+        """True when a model is set, i.e. the LLM backend can be used."""
+        return bool(self.model)
+
+    def decoding(self) -> dict[str, Any]:
+        """The settings that change what the model writes (part of every cache key)."""
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+        }
+
+    def provenance(self) -> dict[str, Any]:
+        """Model, endpoint and decoding for reports -- never the API key."""
+        return {"model": self.model, "base_url": self.base_url, "decoding": self.decoding()}
+
+
+def make_chat_model(settings: LLMSettings) -> BaseChatModel:
+    """A ``ChatOpenAI`` for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, ...).
+
+    Pinned to ``/v1/chat/completions`` (``use_responses_api=False``). The openai SDK retries
+    429/5xx/connection errors ``max_retries`` times with backoff; ``timeout`` bounds each request.
+    A missing key is allowed when ``base_url`` is set (local servers): a placeholder is sent.
+
+    Raises:
+        ValueError: no model set, or no key for the default OpenAI endpoint.
+    """
+    if not settings.configured:
+        raise ValueError("no model configured: set CLINJUDGE_MODEL (and OPENAI_BASE_URL)")
+    if settings.api_key is not None:
+        api_key = settings.api_key
+    elif settings.base_url:
+        api_key = SecretStr(NO_KEY)
+    else:
+        raise ValueError("OPENAI_API_KEY is required when OPENAI_BASE_URL is not set")
+    rate_limiter = None
+    if settings.requests_per_second:
+        rate_limiter = InMemoryRateLimiter(
+            requests_per_second=settings.requests_per_second,
+            check_every_n_seconds=min(0.1, 1.0 / settings.requests_per_second),
+            max_bucket_size=max(1.0, settings.requests_per_second),
+        )
+    return ChatOpenAI(
+        model=settings.model,
+        base_url=settings.base_url,
+        api_key=api_key,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        seed=settings.seed,
+        max_tokens=settings.max_tokens,
+        # a Timeout object (unhashable) makes langchain-openai build this model its own HTTP
+        # client instead of reusing a process-wide cached one bound to the first event loop —
+        # which breaks every later asyncio.run() in the same process ("Event loop is closed")
+        timeout=openai.Timeout(settings.timeout),
+        max_retries=settings.max_retries,
+        rate_limiter=rate_limiter,
+        use_responses_api=False,
+    )
