@@ -11,8 +11,9 @@ Labels are read from the shared development labels and the labels committed unde
 ``bench/claim_labels/`` (both by the same GUIDE.md); ``--labels`` picks directories.
 
     .venv/bin/python bench/bench_agreement.py [--judges lexical,inference-aware]
-        [--backend offline|llm] [--count-calls] [--encounters D2N170,...] [--examples 3]
-        [--labels DIR ...] [--save OUT.jsonl] [--json OUT.json]
+        [--backend offline|llm] [--protocol batch|claim] [--count-calls]
+        [--encounters D2N170,...] [--examples 3] [--labels DIR ...]
+        [--save OUT.jsonl] [--json OUT.json]
 
 ``--backend llm`` uses the configured endpoint (``CLINJUDGE_MODEL``, ``OPENAI_BASE_URL``); its
 replies are cached, so a re-run costs no call. ``--count-calls`` runs the LLM path against a
@@ -392,7 +393,7 @@ async def main_async(args) -> None:
             model = CountingChatModel()
             setup = make_setup(name, "llm", chat_model=model, knowledge=kb)
         else:
-            setup = make_setup(name, args.backend, knowledge=kb)
+            setup = make_setup(name, args.backend, knowledge=kb, protocol=args.protocol)
         if setup.provenance.backend == "offline":  # warm the embedding model and caches
             first = next(iter(notes.values()))
             await ajudge_note(first["dialogue"], first["note"], setup=setup)
@@ -410,6 +411,18 @@ async def main_async(args) -> None:
                 f"  counting model: {model.calls} calls for {len(notes)} notes "
                 f"({model.calls / len(notes):.1f} per note)"
             )
+        elif setup.caller is not None:
+            u = setup.caller.usage
+            failures = sum(1 for n in judged.values() for _, v in n if v is None)
+            claims = sum(len(n) for n in judged.values())
+            print(
+                f"  model {setup.caller.model_id} ({args.protocol} protocol): {u.calls} calls "
+                f"({u.calls / len(notes):.1f} per note; {u.cache_hits} answered from the "
+                f"cache), {u.input_tokens} tokens in / {u.output_tokens} out, JSON asked as "
+                f"{u.output_modes}; claims without a verdict {failures} of {claims} "
+                f"({u.parse_failures} parse failures, {u.errors} call errors)"
+            )
+            summaries[name]["usage"] = u.as_dict()
         if args.save:
             save_rows(args.save, name, results, judged, notes)
         if args.copies:
@@ -438,6 +451,12 @@ def main() -> None:
         default="offline",
         choices=("offline", "llm"),
         help="offline verifier (default) or the configured OpenAI-compatible endpoint",
+    )
+    parser.add_argument(
+        "--protocol",
+        default="batch",
+        choices=("batch", "claim"),
+        help="how the llm backend asks: batch (8 claims a call) or claim (one call a claim)",
     )
     parser.add_argument(
         "--count-calls",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import openai
@@ -39,6 +40,10 @@ class LLMSettings(BaseSettings):
     #: as many as the run sends). A local llama.cpp server answers one at a time: with 1, a
     #: queued request's timeout does not run while it waits.
     max_concurrent_calls: int | None = Field(default=None, gt=0)
+    #: A GGUF model file for ``--backend local`` (served by llama-cpp-python on 127.0.0.1) and
+    #: the sha256 it must have (checked before it is loaded).
+    gguf: Path | None = None
+    gguf_sha256: str | None = None
 
     @property
     def configured(self) -> bool:

@@ -192,6 +192,8 @@ class Provenance(BaseModel):
     #: Replies received per dialect the server was asked for JSON in (json_schema,
     #: json_object, text): filled once calls were made.
     output_modes: dict[str, int] = {}
+    #: ``--backend local``: the GGUF file served (name, sha256) and the server.
+    local_model: dict[str, str] = {}
     created: str = ""
 
 

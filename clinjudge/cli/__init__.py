@@ -21,6 +21,7 @@ from clinjudge.cli.judge import judge
 from clinjudge.cli.knowledge import knowledge_app
 from clinjudge.cli.meta_eval import meta_eval
 from clinjudge.cli.safety_case import safety_case
+from clinjudge.cli.serve import serve
 
 app = typer.Typer(
     help="Judge clinical text written by language models, claim by claim.",
@@ -39,6 +40,7 @@ app.command()(gate)
 app.command()(inject)
 app.command("meta-eval")(meta_eval)
 app.command("safety-case")(safety_case)
+app.command()(serve)
 app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")
 
 

@@ -16,6 +16,8 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import (
+    BACKENDS,
+    GgufOpt,
     check_choice,
     every_call_failed,
     exit_if_dead,
@@ -30,7 +32,8 @@ BackendOpt = Annotated[
     typer.Option(
         "--backend",
         help="offline: fact questions answered by the offline verifier, no API. llm: "
-        "CLINJUDGE_MODEL at OPENAI_BASE_URL. auto: llm when CLINJUDGE_MODEL is set, else offline.",
+        "CLINJUDGE_MODEL at OPENAI_BASE_URL. local: the --gguf model on 127.0.0.1. auto: llm "
+        "when CLINJUDGE_MODEL is set, else offline.",
     ),
 ]
 PromptOpt = Annotated[
@@ -47,6 +50,7 @@ def cef(
     source: Annotated[Path, typer.Option(help="The source text D (dialogue or document).")],
     summary: Annotated[Path, typer.Option(help="The generated text S (summary or note).")],
     backend: BackendOpt = "auto",
+    gguf: GgufOpt = None,
     task: Annotated[
         str,
         typer.Option(help="summary, or note (no conciseness: a note is not meant to be shorter)."),
@@ -73,7 +77,7 @@ def cef(
     error), 2 bad input (one line).
     """
     with one_line_errors():
-        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(backend, BACKENDS, "--backend")
         check_choice(task, ("summary", "note"), "--task")
         source_text = read_text_file(source, "source")
         summary_text = read_text_file(summary, "summary")

@@ -4,6 +4,7 @@ bars."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -40,7 +41,28 @@ BackendOpt = Annotated[
     typer.Option(
         "--backend",
         help="offline: knowledge-grounded rules, no API. llm: CLINJUDGE_MODEL at OPENAI_BASE_URL. "
+        "local: the --gguf model, served on 127.0.0.1 by llama-cpp-python (the local extra). "
         "auto: llm when CLINJUDGE_MODEL is set, else offline.",
+    ),
+]
+#: The backends a model command takes.
+BACKENDS = ("auto", "offline", "llm", "local")
+
+
+def _gguf_setting(value: Path | None) -> Path | None:
+    """``--gguf`` is the ``CLINJUDGE_GGUF`` setting of this run (read by LLMSettings)."""
+    if value is not None:
+        os.environ["CLINJUDGE_GGUF"] = str(value)
+    return value
+
+
+GgufOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--gguf",
+        help="A GGUF model file for --backend local (nothing is downloaded; CLINJUDGE_GGUF_SHA256 "
+        "makes its hash checked before it is loaded).",
+        callback=_gguf_setting,
     ),
 ]
 PromptOpt = Annotated[
@@ -292,8 +314,13 @@ def all_calls_failed(report: dict, evaluators: dict) -> str | None:
 
 def run_concurrency(evaluators: dict, concurrency: int) -> int:
     """Items judged at once: ``concurrency`` when a judge calls a model, else 1 (offline
-    judging is CPU-bound: one item at a time is fastest)."""
-    return 1 if all(e.usage() is None for e in evaluators.values()) else concurrency
+    judging is CPU-bound: one item at a time is fastest). A local model server answers one
+    request at a time and reuses the prompt prefix of the last one, so its notes are judged
+    one after the other."""
+    if all(e.usage() is None for e in evaluators.values()):
+        return 1
+    local = any(e.provenance().get("local_model") for e in evaluators.values())
+    return 1 if local else concurrency
 
 
 def print_run_failures(report: dict) -> None:

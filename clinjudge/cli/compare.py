@@ -10,9 +10,11 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import (
+    BACKENDS,
     BackendOpt,
     ClaimsOpt,
     ConcurrencyOpt,
+    GgufOpt,
     OptionOpt,
     PromptOpt,
     RetryOpt,
@@ -45,6 +47,7 @@ def compare(
         typer.Option(help=f"Comma-separated judges: {judges_help()}."),
     ] = "lexical,inference-aware",
     backend: BackendOpt = "auto",
+    gguf: GgufOpt = None,
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     option: OptionOpt = None,
@@ -77,7 +80,7 @@ def compare(
     next run); 1 a judge's every model call failed; 2 bad input.
     """
     with one_line_errors():
-        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         check_choice(output_format, ("table", "tsv", "json"), "--format")
         from clinjudge.compare import run_compare_sync

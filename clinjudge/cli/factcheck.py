@@ -17,6 +17,8 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import (
+    BACKENDS,
+    GgufOpt,
     UsageError,
     check_choice,
     every_call_failed,
@@ -56,9 +58,11 @@ def factcheck(
         typer.Option(
             "--backend",
             help="offline: rules and the offline verifier, no API. llm: CLINJUDGE_MODEL at "
-            "OPENAI_BASE_URL. auto: llm when CLINJUDGE_MODEL is set, else offline.",
+            "OPENAI_BASE_URL. local: the --gguf model on 127.0.0.1. auto: llm when "
+            "CLINJUDGE_MODEL is set, else offline.",
         ),
     ] = "auto",
+    gguf: GgufOpt = None,
     prompt: Annotated[
         list[str] | None,
         typer.Option(help="Replace a prompt: NAME=PATH, e.g. factcheck.rate=my_rate.md."),
@@ -72,7 +76,7 @@ def factcheck(
     error), 2 bad input (one line).
     """
     with one_line_errors():
-        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(backend, BACKENDS, "--backend")
         if corpus is not None and search is not None:
             raise UsageError("give either --corpus or --search, not both")
         answer_text = read_text_file(answer, "answer")

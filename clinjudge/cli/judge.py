@@ -10,8 +10,10 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import (
+    BACKENDS,
     BackendOpt,
     ClaimsOpt,
+    GgufOpt,
     ModeOpt,
     PromptOpt,
     ProtocolOpt,
@@ -33,6 +35,7 @@ def judge(
     note: Annotated[Path, typer.Option(help="The clinical note to judge (text file).")],
     mode: ModeOpt = "inference-aware",
     backend: BackendOpt = "auto",
+    gguf: GgufOpt = None,
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     protocol: ProtocolOpt = "batch",
@@ -60,7 +63,7 @@ def judge(
     """
     with one_line_errors():
         check_choice(mode, ("lexical", "inference-aware"), "--mode")
-        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         check_choice(protocol, ("batch", "claim"), "--protocol")
         check_choice(output_format, FORMATS, "--format")

@@ -15,9 +15,11 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import (
+    BACKENDS,
     BackendOpt,
     ClaimsOpt,
     ConcurrencyOpt,
+    GgufOpt,
     OptionOpt,
     PromptOpt,
     RetryOpt,
@@ -47,6 +49,7 @@ def meta_eval(
         ),
     ] = "lexical",
     backend: BackendOpt = "auto",
+    gguf: GgufOpt = None,
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     option: OptionOpt = None,
@@ -66,7 +69,7 @@ def meta_eval(
     input (one line).
     """
     with one_line_errors():
-        check_choice(backend, ("auto", "offline", "llm"), "--backend")
+        check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         from clinjudge.inject.pairs import read_pairs
         from clinjudge.meta_eval import run_meta_eval_sync

@@ -4,6 +4,8 @@ user's overrides) and starts its provenance (DESIGN "Two backends, one graph").
 
     auto (or None) → llm when a model is configured (CLINJUDGE_MODEL) or a chat model is given,
                      else offline
+    local          → llm against the GGUF file of the settings (``--gguf``, CLINJUDGE_GGUF),
+                     served on 127.0.0.1 by llama-cpp-python (:mod:`clinjudge.local_model`)
 
 A report records what :attr:`ModelAccess.provenance` holds — package version, backend and, on
 the LLM backend, model id, base URL, decoding and every prompt's name, version and hash; never
@@ -42,8 +44,12 @@ def resolve_backend(
         return "offline" if backend == "offline" else "llm"
     if backend in (None, "auto"):
         return "llm" if settings.configured else "offline"
+    if backend == "local":
+        if settings.gguf is None:
+            raise ConfigError("backend local needs a model file: --gguf FILE (or CLINJUDGE_GGUF)")
+        return "llm"
     if backend not in ("offline", "llm"):
-        raise ConfigError(f"unknown backend {backend!r}: use offline, llm or auto")
+        raise ConfigError(f"unknown backend {backend!r}: use offline, llm, local or auto")
     if backend == "llm" and not settings.configured:
         raise ConfigError("backend llm needs a model: set CLINJUDGE_MODEL (and OPENAI_BASE_URL)")
     return backend  # type: ignore[return-value]
@@ -109,6 +115,11 @@ def open_backend(
     provenance: dict[str, Any] = {"package_version": __version__, "backend": resolved}
     if resolved == "offline":
         return ModelAccess(resolved, provenance)
+    if backend == "local" and chat_model is None:
+        from clinjudge.local_model import local_settings
+
+        settings, server = local_settings(settings)
+        provenance["local_model"] = server.provenance()
     caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
     prompts = [load_prompt(name, overrides.get(name)) for name in prompt_names]
     provenance |= {
