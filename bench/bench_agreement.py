@@ -42,6 +42,7 @@ import numpy as np  # noqa: E402
 from clinjudge.api import ajudge_note, make_setup  # noqa: E402
 from clinjudge.errors import ConfigError  # noqa: E402
 from clinjudge.knowledge.base import KnowledgeBase  # noqa: E402
+from clinjudge.llm import ResponseCache  # noqa: E402
 from clinjudge.metrics.intervals import wilson_interval  # noqa: E402
 from clinjudge.metrics.unit_labels import (  # noqa: E402
     ClaimCall,
@@ -393,7 +394,10 @@ async def main_async(args) -> None:
             model = CountingChatModel()
             setup = make_setup(name, "llm", chat_model=model, knowledge=kb)
         else:
-            setup = make_setup(name, args.backend, knowledge=kb, protocol=args.protocol)
+            cache = ResponseCache() if args.backend == "llm" else None  # a re-run costs no call
+            setup = make_setup(
+                name, args.backend, knowledge=kb, protocol=args.protocol, cache=cache
+            )
         if setup.provenance.backend == "offline":  # warm the embedding model and caches
             first = next(iter(notes.values()))
             await ajudge_note(first["dialogue"], first["note"], setup=setup)

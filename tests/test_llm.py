@@ -223,6 +223,24 @@ async def test_server_refusing_every_response_format_is_asked_in_plain_text(
     assert caller.output_mode == "text" and caller.usage.output_modes == {"text": 2}
 
 
+async def test_a_422_naming_response_format_moves_on_too(openai_stub: OpenAIStub) -> None:
+    """A server that knows only JSON mode (text-generation-inference's wording)."""
+
+    def reply(request: dict) -> object:
+        if response_format(request) == "json_schema":
+            return HttpError(
+                422,
+                "Failed to deserialize the JSON body into the target type: response_format: "
+                "unknown variant `json_schema`, expected `json_object`",
+            )
+        return json.dumps(GOOD)
+
+    openai_stub.script(reply)
+    caller = caller_for(openai_stub)
+    assert isinstance(await call(caller), Out)
+    assert [response_format(r) for r in openai_stub.requests] == ["json_schema", "json_object"]
+
+
 @pytest.mark.parametrize("status", [400, 422, 500])
 async def test_an_error_not_naming_response_format_keeps_the_dialect(
     openai_stub: OpenAIStub, status: int
