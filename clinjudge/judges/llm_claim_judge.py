@@ -25,10 +25,8 @@ from pydantic import BaseModel
 from clinjudge.grounding.evidence import exchange_passages, transcript_index
 from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.quotes import locate_quote
-from clinjudge.judges.knowledge_context import KnowledgeLookup
+from clinjudge.judges.llm_judge import ModelVerifier
 from clinjudge.judges.severity import rate_harm
-from clinjudge.llm import StructuredCaller
-from clinjudge.prompts import Prompt
 from clinjudge.text.normalize import content_tokens
 from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure, Verdict
 
@@ -69,22 +67,8 @@ def label_schema(mode: Mode) -> dict:
     }
 
 
-class LLMClaimJudge:
+class LLMClaimJudge(ModelVerifier):
     """Verifies claims one call each with a chat model through `StructuredCaller`."""
-
-    backend = "llm"
-
-    def __init__(
-        self,
-        mode: Mode,
-        caller: StructuredCaller,
-        prompt: Prompt,
-        knowledge: KnowledgeLookup | None = None,
-    ) -> None:
-        self.mode: Mode = mode
-        self.caller = caller
-        self.prompt = prompt
-        self.knowledge = knowledge
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
         if note.evidence_index is None:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, get_args
+from typing import Any, ClassVar, get_args
 
 from pydantic import BaseModel, Field
 
@@ -63,22 +64,20 @@ class LLMVerdicts(BaseModel):
     verdicts: list[LLMVerdictItem]
 
 
-class LLMJudge:
+@dataclass
+class ModelVerifier:
+    """What a verifier on the LLM backend holds: its mode, the caller, its prompt and the
+    knowledge entries it hands the model."""
+
+    backend: ClassVar[str] = "llm"
+    mode: Mode
+    caller: StructuredCaller
+    prompt: Prompt
+    knowledge: KnowledgeLookup | None = None
+
+
+class LLMJudge(ModelVerifier):
     """Verifies batches of claims with a chat model through `StructuredCaller`."""
-
-    backend = "llm"
-
-    def __init__(
-        self,
-        mode: Mode,
-        caller: StructuredCaller,
-        prompt: Prompt,
-        knowledge: KnowledgeLookup | None = None,
-    ) -> None:
-        self.mode: Mode = mode
-        self.caller = caller
-        self.prompt = prompt
-        self.knowledge = knowledge
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
         if note.bm25_index is None:
