@@ -145,6 +145,9 @@ def server_command(
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
         "--use_mlock", "False",
+        # no logits kept for every prompt token (the server's default keeps n_ctx × vocab
+        # floats: gigabytes for a 16k context); clinjudge asks for no logprobs
+        "--logits_all", "False",
     ]  # fmt: skip
 
 
