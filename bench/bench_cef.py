@@ -10,13 +10,17 @@ Offline backend, source = dialogue, summary = automatic summary, N = N' = 10 (or
 then the LLM path with a counting chat model (a scripted LangChain model defined here, in the
 benchmark, never in product code): model calls per item against 4 + ⌈(N + N')/10⌉.
 
+``--model-answers``: the same with a hybrid answerer (issue 23): the offline questions, answered
+YES / NO / IDK by the configured model (``CLINJUDGE_MODEL`` at ``OPENAI_BASE_URL``, e.g. a local
+GGUF model served by ``clinjudge serve``) instead of the offline verifier; replies are cached.
+
 ``--split``: the agreement numbers on all summaries, or on the summaries of every other dialogue
 (``even``: dialogues 1st, 3rd, 5th, … in ``dialogue_id`` order — the tuning half; ``odd``: the
 others — held out), or ``each`` (all three). The ids of the 25 dialogues are multiples of 4, so
 the halves go by the dialogue's rank (``dialogue_id // 4`` here), never by the id's own parity.
 
     .venv/bin/python bench/bench_cef.py [--data human_scored_summaries.jsonl] [--limit N] [--n 10]
-        [--split all|even|odd|each] [--no-llm]
+        [--split all|even|odd|each] [--no-llm] [--model-answers]
 """
 
 from __future__ import annotations
@@ -128,9 +132,42 @@ def dialogue_half(rows: list[dict]) -> dict[object, str]:
     return {d: ("even" if rank % 2 == 0 else "odd") for rank, d in enumerate(ids)}
 
 
-async def offline(rows: list[dict], n: int, splits: list[str]) -> None:
-    judge = build_evaluator(
-        "cef", BuildOptions(backend="offline", options={"n_source": n, "n_summary": n})
+class OfflineQuestionsModelAnswers:
+    """CEF with the offline questions and the model's answers (a bench-only composition)."""
+
+    name = "offline questions, model answers"
+
+    def __init__(self, offline_cef, llm_cef) -> None:
+        self.offline, self.llm = offline_cef, llm_cef
+        self.batch_size = llm_cef.batch_size
+
+    async def generate(self, side, text, n):
+        return await self.offline.generate(side, text, n)
+
+    async def answer(self, questions, text):
+        return await self.llm.answer(questions, text)
+
+
+def model_answering_judge(n: int):
+    from clinjudge.cef.factory import CefSetup, build_cef
+    from clinjudge.evaluators.cef import CefEvaluator
+    from clinjudge.llm import ResponseCache
+
+    offline_cef = build_cef("offline").backend
+    llm = build_cef("llm", cache=ResponseCache())
+    hybrid = OfflineQuestionsModelAnswers(offline_cef, llm.backend)
+    provenance = {**llm.provenance, "answerer": "model", "questions": "offline"}
+    setup = CefSetup(hybrid, provenance, llm.caller, llm.prompts)
+    return CefEvaluator(setup, n_source=n, n_summary=n, task="summary")
+
+
+async def offline(rows: list[dict], n: int, splits: list[str], model: bool = False) -> None:
+    judge = (
+        model_answering_judge(n)
+        if model
+        else build_evaluator(
+            "cef", BuildOptions(backend="offline", options={"n_source": n, "n_summary": n})
+        )
     )
     await judge.evaluate(item_of(rows[0]))  # warm-up: embedding model, knowledge base
     results, seconds = [], []
@@ -140,7 +177,14 @@ async def offline(rows: list[dict], n: int, splits: list[str]) -> None:
         results.append(await judge.evaluate(item_of(row)))
         seconds.append(time.perf_counter() - t)
     wall = time.perf_counter() - started
-    print(f"\n== offline CEF, {len(rows)} summaries, N = N' = {n}, {wall:.1f} s wall ==")
+    kind = "offline questions, model answers" if model else "offline CEF"
+    print(f"\n== {kind}, {len(rows)} summaries, N = N' = {n}, {wall:.1f} s wall ==")
+    if model:
+        u = judge.setup.caller.usage
+        print(
+            f"  model {judge.setup.caller.model_id}: {u.calls} calls, {u.cache_hits} cached, "
+            f"{u.parse_failures} parse failures, {u.errors} errors, JSON as {u.output_modes}"
+        )
     summary = judge.summarize(results)
     for metric, h in summary["headline"].items():
         value = "n/a" if h["value"] is None else f"{h['value']:.1f}"
@@ -202,10 +246,19 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10, help="N = N' questions per side")
     parser.add_argument("--split", choices=["all", "even", "odd", "each"], default="all")
     parser.add_argument("--no-llm", action="store_true", help="skip the LLM call count")
+    parser.add_argument(
+        "--model-answers",
+        action="store_true",
+        help="answer the offline questions with the configured model (CLINJUDGE_MODEL)",
+    )
     args = parser.parse_args()
     rows = load(args.data, args.limit)
     splits = ["all", "even", "odd"] if args.split == "each" else [args.split]
-    asyncio.run(offline(rows, args.n, splits))
+    if args.split in ("even", "odd") and args.model_answers:  # only the half asked about
+        half = dialogue_half(rows)
+        rows = [r for r in rows if half[r["dialogue_id"]] == args.split]
+        splits = ["all"]  # of those rows
+    asyncio.run(offline(rows, args.n, splits, model=args.model_answers))
     if not args.no_llm:
         asyncio.run(llm_calls(rows, args.n))
 
