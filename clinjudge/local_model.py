@@ -135,12 +135,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: Runs llama-cpp-python's server in a process that exits when its parent does (a run killed
+#: with -9 leaves no model server behind): a thread polls the parent's pid.
+WITH_PARENT = """
+import os, runpy, sys, threading, time
+parent = os.getppid()
+def watch():
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(0)
+threading.Thread(target=watch, daemon=True).start()
+sys.argv = ["llama_cpp.server", *sys.argv[1:]]
+runpy.run_module("llama_cpp.server", run_name="__main__")
+"""
+
+
 def server_command(
     gguf: Path, model_id: str, port: int, *, n_ctx: int = DEFAULT_N_CTX, threads: int | None = None
 ) -> list[str]:
     threads = threads or max(1, os.cpu_count() or 1)
     return [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-c", WITH_PARENT,
         "--model", str(gguf), "--model_alias", model_id,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
