@@ -101,8 +101,11 @@ def as_evidence(unit: Unit, score: float | None = None, source: str = "transcrip
     return Evidence(source=source, start=unit.start, end=unit.end, text=unit.text, score=score)
 
 
-#: Characters of one turn shown around the retrieved sentence (long dictations are cut).
-TURN_CHARS = 600
+#: Characters of a turn shown around a retrieved sentence, and of a turn shown as context (the
+#: question before a hit, the answer after it); long dictations are cut. Small: a local model
+#: reads about 36 prompt tokens a second on two cores.
+TURN_CHARS = 450
+CONTEXT_CHARS = 250
 
 
 def exchange_passages(
@@ -111,8 +114,9 @@ def exchange_passages(
     """The exchanges around the ``k`` sentences that best match ``query``: each hit's whole turn
     with the turn before it (the question a "no" answers) and the turn after it (the answer to
     a question), in transcript order, one ``"[speaker] text"`` line per turn, ``"…"`` between
-    exchanges that are not adjacent. A turn longer than :data:`TURN_CHARS` is cut around its
-    hits (a context turn: its end before a hit, its start after one)."""
+    exchanges that are not adjacent. A hit's turn longer than :data:`TURN_CHARS` is cut around
+    its hits; a context turn longer than :data:`CONTEXT_CHARS` keeps its end before a hit and
+    its start after one."""
     hits = index.search(query, k=k)
     hit_spans: dict[int, list[tuple[int, int]]] = {}
     for unit, _ in hits:
@@ -127,28 +131,29 @@ def exchange_passages(
             lines.append("…")
         turn = transcript.turns[t]
         if t in hit_spans:
-            text = _cut_around(transcript.text, turn.start, turn.end, hit_spans[t])
+            spans, limit = hit_spans[t], TURN_CHARS
         elif t + 1 in hit_spans:  # before a hit: the question is at its end
-            text = _cut_around(transcript.text, turn.start, turn.end, [(turn.end, turn.end)])
+            spans, limit = [(turn.end, turn.end)], CONTEXT_CHARS
         else:  # after a hit: the answer is at its start
-            text = _cut_around(transcript.text, turn.start, turn.end, [(turn.start, turn.start)])
+            spans, limit = [(turn.start, turn.start)], CONTEXT_CHARS
+        text = _cut_around(transcript.text, turn.start, turn.end, spans, limit)
         lines.append(f"[{turn.speaker}] {text}")
         previous = t
     return lines
 
 
-def _cut_around(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
-    """``text[start:end]``, or at most :data:`TURN_CHARS` of it centred on ``spans``, with
+def _cut_around(text: str, start: int, end: int, spans: list[tuple[int, int]], limit: int) -> str:
+    """``text[start:end]``, or at most ``limit`` characters of it centred on ``spans``, with
     "…" where it was cut (at word boundaries)."""
     body = text[start:end].strip()
-    if len(body) <= TURN_CHARS:
+    if len(body) <= limit:
         return body
     lo = min(s for s, _ in spans)
     hi = max(e for _, e in spans)
-    slack = max(0, TURN_CHARS - (hi - lo)) // 2
+    slack = max(0, limit - (hi - lo)) // 2
     a = max(start, lo - slack)
-    b = min(end, max(hi + slack, a + TURN_CHARS))
-    a = max(start, min(a, b - TURN_CHARS))
+    b = min(end, max(hi + slack, a + limit))
+    a = max(start, min(a, b - limit))
     piece = text[a:b]
     if a > start:
         piece = "…" + piece.split(" ", 1)[-1]

@@ -45,7 +45,7 @@ SUBTYPE_OF_TIER = {1: "restatement", 2: "paraphrase", 3: "inference", 4: "no_bas
 
 
 #: Longest quote a server is asked for (a small model otherwise copies whole passages).
-QUOTE_CHARS = 300
+QUOTE_CHARS = 120
 
 
 class ClaimLabel(BaseModel):
