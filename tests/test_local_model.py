@@ -99,3 +99,18 @@ def test_serve_refuses_a_file_whose_hash_differs(fake_gguf: Path) -> None:
 def test_a_file_the_runtime_cannot_load_is_one_line_not_a_hang(fake_gguf: Path) -> None:
     result = run("serve", "--gguf", fake_gguf, "--port", 0)
     assert_one_line_error(result, "the model server exited")
+
+
+def test_without_the_local_extra_the_error_names_it(
+    fake_gguf: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import clinjudge.local_model as local_model
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        local_model.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llama_cpp" else real(name, *a),
+    )
+    result = run("serve", "--gguf", fake_gguf)
+    assert_one_line_error(result, "pip install -e '.[local]'")
