@@ -97,7 +97,7 @@ def test_jsonl_id_aliases(tmp_path, id_col):
         [{id_col: "a1", "transcript": "t", "note": "n", "age": 40}, {id_col: 7, "dialogue": "x"}],
     )
     # second row lacks the detected 'transcript' column: detection uses the first row
-    with pytest.raises(DatasetError, match=r"row 1 \(line 2\), column 'transcript': empty"):
+    with pytest.raises(DatasetError, match=r"data row 2 \(line 2\), column 'transcript': empty"):
         load_items(path)
     path = write_jsonl(
         tmp_path / "d.jsonl",
@@ -227,7 +227,9 @@ def test_invalid_jsonl_names_line(tmp_path):
 def test_jsonl_line_not_an_object(tmp_path):
     path = tmp_path / "d.jsonl"
     path.write_text("[1, 2]\n", "utf-8")
-    with pytest.raises(DatasetError, match=r"row 0 \(line 1\): expected a JSON object, got list"):
+    with pytest.raises(
+        DatasetError, match=r"data row 1 \(line 1\): expected a JSON object, got list"
+    ):
         load_items(path)
 
 
@@ -252,7 +254,7 @@ def test_csv_wrong_field_count(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("id,dialogue,note\n1,t,n\n2,t,n,extra\n", "utf-8")
     with pytest.raises(
-        DatasetError, match=r"row 1 \(line 3\): invalid CSV, 4 fields where the header has 3"
+        DatasetError, match=r"data row 2 \(line 3\): invalid CSV, 4 fields where the header has 3"
     ):
         load_items(path)
 
@@ -260,7 +262,7 @@ def test_csv_wrong_field_count(tmp_path):
 def test_unreadable_bytes(tmp_path):
     path = tmp_path / "d.csv"
     path.write_bytes(b"id,dialogue,note\n1,\xff\xfe,n\n")
-    with pytest.raises(DatasetError, match="not UTF-8 text"):
+    with pytest.raises(DatasetError, match="not UTF-8 or UTF-16 text"):
         load_items(path)
 
 
@@ -292,14 +294,16 @@ def test_empty_note_names_row_and_column(tmp_path):
     path = write_csv(
         tmp_path / "d.csv", ["id", "dialogue", "note"], [["a", "t", "n"], ["b", "t", "  "]]
     )
-    with pytest.raises(DatasetError, match=r"d\.csv: row 1 \(line 3\), column 'note': empty note"):
+    with pytest.raises(
+        DatasetError, match=r"d\.csv: data row 2 \(line 3\), column 'note': empty note"
+    ):
         load_items(path)
 
 
 def test_empty_transcript_names_row_and_column(tmp_path):
     path = write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "transcript": "", "note": "n"}])
     with pytest.raises(
-        DatasetError, match=r"row 0 \(line 1\), column 'transcript': empty transcript"
+        DatasetError, match=r"data row 1 \(line 1\), column 'transcript': empty transcript"
     ):
         load_items(path)
 
@@ -312,7 +316,7 @@ def test_non_text_note(tmp_path):
 
 def test_empty_id(tmp_path):
     path = write_csv(tmp_path / "d.csv", ["id", "dialogue", "note"], [["", "t", "n"]])
-    with pytest.raises(DatasetError, match=r"row 0 \(line 2\), column 'id': empty id"):
+    with pytest.raises(DatasetError, match=r"data row 1 \(line 2\), column 'id': empty id"):
         load_items(path)
 
 
@@ -324,7 +328,8 @@ def test_duplicate_ids(tmp_path):
     )
     with pytest.raises(
         DatasetError,
-        match=r"row 2 \(line 4\), column 'encounter_id': duplicate id 'D1' \(first seen in row 0\)",
+        match=r"data row 3 \(line 4\), column 'encounter_id': duplicate id 'D1' "
+        r"\(first seen in data row 1\)",
     ):
         load_items(path)
 
@@ -349,3 +354,40 @@ def test_bundled_cef_and_factcheck_demo_sets_load():
     labels = [i.meta["label"] for i in answers.items]
     assert labels.count("ground_truth") == labels.count("hallucinated") == 9
     assert all(i.meta["evidence"] and i.meta["question"] for i in answers.items)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_unicode_text_with_a_byte_order_mark_is_read(tmp_path, encoding):
+    bom = {"utf-16-le": "\ufeff", "utf-16-be": "\ufeff"}.get(encoding, "")
+    path = tmp_path / "d.csv"
+    text = "encounter_id,dialogue,note\nD1,Doctor: fièvre ?,Pas de fièvre — 38 °C\n"
+    path.write_bytes((bom + text).encode(encoding))
+    item = load_items(path).items[0]
+    assert item.id == "D1" and item.note == "Pas de fièvre — 38 °C"
+
+
+def test_a_csv_message_names_the_data_row_and_the_line_where_it_starts(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text(
+        'encounter_id,dialogue,note\nD1,"line one\nline two\nline three",fine\nD2,"a\nb",\n'
+    )
+    with pytest.raises(DatasetError, match=r"data row 2 \(line 5\), column 'note': empty note"):
+        load_items(path)
+
+
+def test_aci_bench_model_note_files_are_read_by_their_dialogues_column(tmp_path):
+    path = tmp_path / "GPT-4_test3.csv"
+    path.write_text(
+        "Dialogues,Reference Summaries,note,encounter_id\n"
+        "[doctor] any pain ?,reference,Denies pain.,D2N168\n"
+    )
+    item = load_items(path).items[0]
+    assert item.transcript == "[doctor] any pain ?" and item.id == "D2N168"
+    assert item.meta == {"Reference Summaries": "reference"}
+
+
+def test_a_missing_column_names_the_option_that_sets_it(tmp_path):
+    path = write_jsonl(tmp_path / "d.jsonl", [{"conversation": "x", "note": "n"}])
+    options = {"transcript": "--source-column", "note": "--text-column"}
+    with pytest.raises(DatasetError, match="; name it with --source-column COLUMN"):
+        load_items(path, column_options=options)

@@ -97,6 +97,7 @@ def compare(
             transcript_column=source_column,
             note_column=text_column,
             id_column=id_column,
+            column_options={"transcript": "--source-column", "note": "--text-column"},
         )
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
         with progress_bars() as progress:

@@ -1,7 +1,8 @@
 """Load transcript–note pairs from a bundled eval set or a CSV / JSONL / JSON file.
 
 Column detection (case-insensitive, first alias present wins):
-transcript ← ``dialogue``, ``transcript``, ``source``; note (the judged text) ← ``note``,
+transcript ← ``dialogue``, ``dialogues`` (ACI-Bench's GPT-4 and ChatGPT files), ``transcript``,
+``source``; note (the judged text) ← ``note``,
 ``summary``, ``section_text``, ``answer``; id ← ``encounter_id``, ``id``, ``Text ID`` (no id
 column → the 0-based row index). Every other column goes to ``Item.meta`` (e.g. a fact-check
 dataset's ``question`` and ``evidence``). With ``require_source=False`` (judges that need no
@@ -18,9 +19,9 @@ from typing import Any
 
 import clinjudge
 from clinjudge.datasets.items import Dataset, DatasetError, Item
-from clinjudge.datasets.readers import Record, read_records
+from clinjudge.datasets.readers import Record, data_row, read_records
 
-TRANSCRIPT_COLUMNS: tuple[str, ...] = ("dialogue", "transcript", "source")
+TRANSCRIPT_COLUMNS: tuple[str, ...] = ("dialogue", "dialogues", "transcript", "source")
 NOTE_COLUMNS: tuple[str, ...] = ("note", "summary", "section_text", "answer")
 ID_COLUMNS: tuple[str, ...] = ("encounter_id", "id", "text id")
 
@@ -64,10 +65,13 @@ def load_items(
     note_column: str | None = None,
     id_column: str | None = None,
     require_source: bool = True,
+    column_options: dict[str, str] | None = None,
 ) -> Dataset:
     """Load a dataset of :class:`Item` from a bundled set name or a CSV / JSONL / JSON file.
 
-    Explicit ``*_column`` arguments override the alias detection. ``limit`` keeps the first
+    Explicit ``*_column`` arguments override the alias detection; ``column_options`` names the
+    command-line option that sets each role's column (``{"transcript": "--source-column"}``),
+    for the message when no column is found. ``limit`` keeps the first
     ``limit`` rows (rows after them are not read, so not validated). The ``sha256`` is of the
     whole file.
     """
@@ -86,12 +90,13 @@ def load_items(
                 note_column,
                 id_column,
                 require_source=require_source,
+                options=column_options or {},
             )
         item = columns.item(path, record)
         if item.id in first_row_of:
             raise DatasetError(
                 f"{path}: {record.where}, column {columns.id!r}: duplicate id {item.id!r} "
-                f"(first seen in row {first_row_of[item.id]})"
+                f"(first seen in {data_row(first_row_of[item.id])})"
             )
         first_row_of[item.id] = record.index
         items.append(item)
@@ -124,14 +129,18 @@ class _Columns:
         id_: str | None,
         *,
         require_source: bool = True,
+        options: dict[str, str] | None = None,
     ) -> _Columns:
+        options = options or {}
         return cls(
             _pick(
-                path, found, "transcript", transcript, TRANSCRIPT_COLUMNS, required=require_source
+                path, found, "transcript", transcript, TRANSCRIPT_COLUMNS,
+                required=require_source, option=options.get("transcript"),
             ),
-            _pick(path, found, "note", note, NOTE_COLUMNS, required=True),
+            _pick(path, found, "note", note, NOTE_COLUMNS, required=True,
+                  option=options.get("note")),
             _pick(path, found, "id", id_, ID_COLUMNS, required=False),
-        )
+        )  # fmt: skip
 
     def item(self, path: Path, record: Record) -> Item:
         fields = record.fields
@@ -168,6 +177,7 @@ def _pick(
     aliases: tuple[str, ...],
     *,
     required: bool,
+    option: str | None = None,
 ) -> str | None:
     """The column playing ``role``: ``explicit`` if given (must exist), else the first alias."""
     if explicit is not None:
@@ -179,8 +189,10 @@ def _pick(
         if alias in by_folded:
             return by_folded[alias]
     if required:
+        hint = f"; name it with {option} COLUMN" if option else ""
         raise DatasetError(
-            f"{path}: no usable {role} column (looked for {list(aliases)}; columns found: {found})"
+            f"{path}: no usable {role} column (looked for {list(aliases)}; columns found: "
+            f"{found}{hint})"
         )
     return None
 

@@ -1,7 +1,10 @@
 """Read CSV, JSONL and JSON files into uniform :class:`Record` rows.
 
-Rows are counted from 0 (the same index a row without an id column gets as its id); file lines
-from 1. Every failure becomes a one-line :class:`DatasetError` naming the file and the row or line.
+A record's ``index`` counts rows from 0 (the id a row gets when there is no id column); messages
+name the *data row* counted from 1 (the header is not a data row) and the file line where the
+record starts. Text is UTF-8, or UTF-16 when the file starts with its byte-order mark (as
+spreadsheet programs save "Unicode text"). Every failure becomes a one-line
+:class:`DatasetError` naming the file and the row or line.
 """
 
 from __future__ import annotations
@@ -30,6 +33,19 @@ class Record:
     fields: dict[str, Any]
 
 
+def text_encoding(path: Path) -> str:
+    """``utf-16`` when the file starts with a UTF-16 byte-order mark, else ``utf-8-sig`` (UTF-8
+    with or without its BOM)."""
+    with path.open("rb") as f:
+        start = f.read(2)
+    return "utf-16" if start in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+
+
+def data_row(index: int, line: int | None = None) -> str:
+    """How a message names a record: ``data row 9 (line 617)``."""
+    return f"data row {index + 1}" + (f" (line {line})" if line is not None else "")
+
+
 def read_records(path: Path) -> Iterator[Record]:
     """Yield the rows of ``path``, choosing the reader by suffix (.csv, .jsonl/.ndjson, .json)."""
     reader = _READERS.get(path.suffix.lower())
@@ -40,7 +56,7 @@ def read_records(path: Path) -> Iterator[Record]:
     try:
         yield from reader(path)
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+        raise DatasetError(f"{path}: not UTF-8 or UTF-16 text (byte {exc.start})") from exc
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
 
@@ -48,7 +64,7 @@ def read_records(path: Path) -> Iterator[Record]:
 def _read_csv(path: Path) -> Iterator[Record]:
     if csv.field_size_limit() < CSV_FIELD_SIZE_LIMIT:
         csv.field_size_limit(CSV_FIELD_SIZE_LIMIT)
-    with path.open(encoding="utf-8-sig", newline="") as f:
+    with path.open(encoding=text_encoding(path), newline="") as f:
         reader = csv.reader(f, strict=True)
         try:
             header = next(reader, None)
@@ -58,10 +74,12 @@ def _read_csv(path: Path) -> Iterator[Record]:
             if duplicates:
                 raise DatasetError(f"{path}: line 1: duplicate column names {duplicates}")
             index = 0
+            ended = reader.line_num  # the record after it starts on the next line
             for row in reader:
+                starts, ended = ended + 1, reader.line_num
                 if not any(cell.strip() for cell in row):
                     continue
-                where = f"row {index} (line {reader.line_num})"
+                where = data_row(index, starts)
                 if len(row) != len(header):
                     raise DatasetError(
                         f"{path}: {where}: invalid CSV, {len(row)} fields where the header has "
@@ -74,12 +92,12 @@ def _read_csv(path: Path) -> Iterator[Record]:
 
 
 def _read_jsonl(path: Path) -> Iterator[Record]:
-    with path.open(encoding="utf-8-sig") as f:
+    with path.open(encoding=text_encoding(path)) as f:
         index = 0
         for line_number, line in enumerate(f, start=1):
             if not line.strip():
                 continue
-            where = f"row {index} (line {line_number})"
+            where = data_row(index, line_number)
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -91,7 +109,7 @@ def _read_jsonl(path: Path) -> Iterator[Record]:
 
 
 def _read_json(path: Path) -> Iterator[Record]:
-    with path.open(encoding="utf-8-sig") as f:
+    with path.open(encoding=text_encoding(path)) as f:
         try:
             data = json.load(f)
         except json.JSONDecodeError as exc:
@@ -104,7 +122,7 @@ def _read_json(path: Path) -> Iterator[Record]:
             "(use .jsonl for one object per line)"
         )
     for index, obj in enumerate(data):
-        where = f"row {index}"
+        where = data_row(index)
         yield Record(index, where, _as_object(obj, path, where))
 
 
