@@ -56,6 +56,7 @@ async def run_compare(
     report = {
         "dataset": dataset.name,
         "n_items": len(dataset.items),
+        "skipped_items": [s.model_dump() for s in dataset.skipped],
         **compare_rows(judges, rows),
         "failed_items": {n: f for n, f in failed.items() if f},
         "items_to_retry": {n: ids for n, run in runs.items() if (ids := run.to_retry())},

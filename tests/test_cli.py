@@ -418,3 +418,25 @@ def test_judge_shows_a_long_notes_progress_and_the_api_counts_every_claim(tmp_pa
     monkeypatch.setattr(common, "LONG_NOTE_CLAIMS", n_claims)
     quiet = run(*args)
     assert "judging the note's claims" not in quiet.stderr
+
+
+def test_compare_skips_an_empty_note_lists_it_and_judges_the_rest(tmp_path):
+    """ACI-Bench's ChatGPT D2N179 note is empty: one such row no longer refuses the run."""
+    path = tmp_path / "ChatGPT_test3.csv"
+    transcript = (FIXTURES / "transcript.txt").read_text()
+    note = (FIXTURES / "note.txt").read_text()
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["Dialogues", "note", "encounter_id"])
+        writer.writeheader()
+        writer.writerow({"Dialogues": transcript, "note": note, "encounter_id": "D2N178"})
+        writer.writerow({"Dialogues": transcript, "note": "", "encounter_id": "D2N179"})
+    out = tmp_path / "run"
+    args = ("compare", path, "--judges", "inference-aware", "--backend", "offline", "--out", out)
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert "skipped data row 2 (line " in result.stderr and "id D2N179: empty note" in result.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["n_items"] == 1 and report["skipped_items"][0]["id"] == "D2N179"
+    assert report["provenance"]["dataset"]["n_skipped"] == 1
+    assert "1 row of the dataset was skipped" in (out / "report.md").read_text()
+    assert_one_line_error(run(*args, "--strict-items"), "column 'note': empty note")

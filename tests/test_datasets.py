@@ -98,7 +98,7 @@ def test_jsonl_id_aliases(tmp_path, id_col):
     )
     # second row lacks the detected 'transcript' column: detection uses the first row
     with pytest.raises(DatasetError, match=r"data row 2 \(line 2\), column 'transcript': empty"):
-        load_items(path)
+        load_items(path, strict=True)
     path = write_jsonl(
         tmp_path / "d.jsonl",
         [
@@ -220,8 +220,8 @@ def test_unsupported_suffix(tmp_path):
 def test_invalid_jsonl_names_line(tmp_path):
     path = tmp_path / "d.jsonl"
     path.write_text('{"id": "a", "transcript": "t", "note": "n"}\n{"id": "b", \n', "utf-8")
-    with pytest.raises(DatasetError, match=r"d\.jsonl: line 2: invalid JSON"):
-        load_items(path)
+    with pytest.raises(DatasetError, match=r"d\.jsonl: data row 2 \(line 2\): invalid JSON"):
+        load_items(path, strict=True)
 
 
 def test_jsonl_line_not_an_object(tmp_path):
@@ -230,7 +230,7 @@ def test_jsonl_line_not_an_object(tmp_path):
     with pytest.raises(
         DatasetError, match=r"data row 1 \(line 1\): expected a JSON object, got list"
     ):
-        load_items(path)
+        load_items(path, strict=True)
 
 
 def test_invalid_json_names_line(tmp_path):
@@ -256,7 +256,7 @@ def test_csv_wrong_field_count(tmp_path):
     with pytest.raises(
         DatasetError, match=r"data row 2 \(line 3\): invalid CSV, 4 fields where the header has 3"
     ):
-        load_items(path)
+        load_items(path, strict=True)
 
 
 def test_unreadable_bytes(tmp_path):
@@ -297,7 +297,7 @@ def test_empty_note_names_row_and_column(tmp_path):
     with pytest.raises(
         DatasetError, match=r"d\.csv: data row 2 \(line 3\), column 'note': empty note"
     ):
-        load_items(path)
+        load_items(path, strict=True)
 
 
 def test_empty_transcript_names_row_and_column(tmp_path):
@@ -305,19 +305,19 @@ def test_empty_transcript_names_row_and_column(tmp_path):
     with pytest.raises(
         DatasetError, match=r"data row 1 \(line 1\), column 'transcript': empty transcript"
     ):
-        load_items(path)
+        load_items(path, strict=True)
 
 
 def test_non_text_note(tmp_path):
     path = write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "transcript": "t", "note": ["n"]}])
     with pytest.raises(DatasetError, match="column 'note': note is list, not text"):
-        load_items(path)
+        load_items(path, strict=True)
 
 
 def test_empty_id(tmp_path):
     path = write_csv(tmp_path / "d.csv", ["id", "dialogue", "note"], [["", "t", "n"]])
     with pytest.raises(DatasetError, match=r"data row 1 \(line 2\), column 'id': empty id"):
-        load_items(path)
+        load_items(path, strict=True)
 
 
 def test_duplicate_ids(tmp_path):
@@ -372,7 +372,7 @@ def test_a_csv_message_names_the_data_row_and_the_line_where_it_starts(tmp_path)
         'encounter_id,dialogue,note\nD1,"line one\nline two\nline three",fine\nD2,"a\nb",\n'
     )
     with pytest.raises(DatasetError, match=r"data row 2 \(line 5\), column 'note': empty note"):
-        load_items(path)
+        load_items(path, strict=True)
 
 
 def test_aci_bench_model_note_files_are_read_by_their_dialogues_column(tmp_path):
@@ -391,3 +391,33 @@ def test_a_missing_column_names_the_option_that_sets_it(tmp_path):
     options = {"transcript": "--source-column", "note": "--text-column"}
     with pytest.raises(DatasetError, match="; name it with --source-column COLUMN"):
         load_items(path, column_options=options)
+
+
+def test_rows_that_cannot_be_judged_are_skipped_with_their_reasons(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text(
+        '{"id": "a", "transcript": "t", "note": "fine"}\n'
+        '{"id": "b", "transcript": "t", "note": "   "}\n'
+        '{"id": "c", "transcript": "t",\n'
+        "[1]\n"
+        '{"id": "e", "transcript": "t", "note": "also fine"}\n',
+        "utf-8",
+    )
+    data = load_items(path)
+    assert [i.id for i in data.items] == ["a", "e"]
+    rows = [(s.row, s.id, s.reason.split(" (")[0]) for s in data.skipped]
+    assert rows == [
+        ("data row 2 (line 2)", "b", "empty note"),
+        ("data row 3 (line 3)", None, "invalid JSON"),
+        ("data row 4 (line 4)", None, "expected a JSON object, got list"),
+    ]
+    assert data.skipped[0].reason == "empty note (column 'note')"
+    assert data.provenance()["n_skipped"] == 3
+    with pytest.raises(DatasetError, match=r"data row 2 \(line 2\), column 'note': empty note"):
+        load_items(path, strict=True)
+
+
+def test_a_file_with_nothing_to_judge_is_refused_with_the_first_reason(tmp_path):
+    path = write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "transcript": "t", "note": ""}])
+    with pytest.raises(DatasetError, match=r"no row to judge: 1 skipped \(first: data row 1"):
+        load_items(path)

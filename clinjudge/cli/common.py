@@ -346,6 +346,21 @@ def print_run_failures(report: dict) -> None:
             )
 
 
+def warn_skipped(data, most: int = 3) -> None:
+    """One stderr line per skipped row (the first ``most``), and how many there were."""
+    if not data.skipped:
+        return
+    for s in data.skipped[:most]:
+        stderr.print(f"skipped {s.describe()}", highlight=False, markup=False)
+    more = f" ({len(data.skipped) - most} more in report.md)" if len(data.skipped) > most else ""
+    stderr.print(
+        f"{len(data.skipped)} of {len(data.skipped) + len(data.items)} rows skipped{more}; "
+        "--strict-items refuses such a file",
+        highlight=False,
+        markup=False,
+    )
+
+
 def warn_if_not_english(texts: dict[str, str]) -> None:
     """One stderr line naming the texts that do not look English
     (:func:`clinjudge.text.language.looks_english`); nothing when all do."""

@@ -28,6 +28,7 @@ from clinjudge.cli.common import (
     run_concurrency,
     stdout,
     warn_if_not_english,
+    warn_skipped,
 )
 from clinjudge.evaluators.registry import judges_help
 
@@ -38,7 +39,8 @@ def compare(
         typer.Argument(
             help="A bundled eval set (aci-demo) or a CSV/JSONL/JSON file. Columns: source "
             "(dialogue|transcript|source), judged text (note|summary|answer), id "
-            "(encounter_id|id); fact-checking also reads question and evidence."
+            "(encounter_id|id); fact-checking also reads question and evidence. Rows that "
+            "cannot be judged (an empty note) are skipped and listed."
         ),
     ],
     out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
@@ -62,6 +64,14 @@ def compare(
     id_column: Annotated[str | None, typer.Option(help="Column holding the item id.")] = None,
     concurrency: ConcurrencyOpt = 4,
     retry_failed: RetryOpt = True,
+    strict_items: Annotated[
+        bool,
+        typer.Option(
+            "--strict-items",
+            help="Refuse a dataset with a row that cannot be judged (an empty note, a line that "
+            "is not JSON) instead of skipping the row and listing it in the reports.",
+        ),
+    ] = False,
     output_format: Annotated[
         str,
         typer.Option(
@@ -98,7 +108,9 @@ def compare(
             note_column=text_column,
             id_column=id_column,
             column_options={"transcript": "--source-column", "note": "--text-column"},
+            strict=strict_items,
         )
+        warn_skipped(data)
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
         with progress_bars() as progress:
             result = run_compare_sync(
@@ -138,6 +150,8 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
     soap = {n: j for n, j in judges.items() if j.get("kind") == "soap"}
     others = {n: j for n, j in judges.items() if j.get("kind") != "soap"}
     title = f"{report['dataset']}: {report['n_items']} items"
+    if report.get("skipped_items"):
+        title += f" ({len(report['skipped_items'])} rows skipped: see report.md)"
     if soap:
         table = Table(title=title, header_style="bold")
         columns = ("judge", "hallucination rate", "95% CI", "major", "claims", "excluded", "s/note")

@@ -23,6 +23,7 @@ from clinjudge.cli.common import (
     prompt_overrides,
     stderr,
     stdout,
+    warn_skipped,
 )
 
 
@@ -89,6 +90,7 @@ def inject(
         chosen = select_types(types, offline=backend == "offline")
         overrides = prompt_overrides(prompt)
         data = load_items(dataset, limit=limit)
+        warn_skipped(data)
         files = InjectFiles(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         with progress_bars() as progress:

@@ -6,8 +6,13 @@ transcript ← ``dialogue``, ``dialogues`` (ACI-Bench's GPT-4 and ChatGPT files)
 ``summary``, ``section_text``, ``answer``; id ← ``encounter_id``, ``id``, ``Text ID`` (no id
 column → the 0-based row index). Every other column goes to ``Item.meta`` (e.g. a fact-check
 dataset's ``question`` and ``evidence``). With ``require_source=False`` (judges that need no
-source text) a missing transcript column gives empty transcripts. Bad input raises
-:class:`DatasetError`.
+source text) a missing transcript column gives empty transcripts.
+
+A row that cannot be judged -- an empty or non-text note or transcript, an empty id, a line that
+is not JSON, a CSV row with the wrong number of fields -- is skipped and recorded in
+``Dataset.skipped`` with its reason (``strict=True`` refuses the file instead). A file that cannot
+be read as a whole (no such column, invalid CSV quoting, a duplicate id, nothing left to judge)
+raises :class:`DatasetError`.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import clinjudge
-from clinjudge.datasets.items import Dataset, DatasetError, Item
+from clinjudge.datasets.items import Dataset, DatasetError, Item, SkippedItem
 from clinjudge.datasets.readers import Record, data_row, read_records
 
 TRANSCRIPT_COLUMNS: tuple[str, ...] = ("dialogue", "dialogues", "transcript", "source")
@@ -66,23 +71,25 @@ def load_items(
     id_column: str | None = None,
     require_source: bool = True,
     column_options: dict[str, str] | None = None,
+    strict: bool = False,
 ) -> Dataset:
     """Load a dataset of :class:`Item` from a bundled set name or a CSV / JSONL / JSON file.
 
     Explicit ``*_column`` arguments override the alias detection; ``column_options`` names the
     command-line option that sets each role's column (``{"transcript": "--source-column"}``),
-    for the message when no column is found. ``limit`` keeps the first
-    ``limit`` rows (rows after them are not read, so not validated). The ``sha256`` is of the
-    whole file.
+    for the message when no column is found. ``limit`` keeps the first ``limit`` items (rows
+    after them are not read, so not validated). ``strict``: a row that cannot be judged raises
+    instead of being skipped. The ``sha256`` is of the whole file.
     """
     if limit is not None and limit < 1:
         raise DatasetError(f"{source}: limit must be at least 1, got {limit}")
     name, path = resolve_source(source)
     items: list[Item] = []
+    skipped: list[SkippedItem] = []
     first_row_of: dict[str, int] = {}
     columns: _Columns | None = None
     for record in read_records(path):
-        if columns is None:
+        if columns is None and record.problem is None:
             columns = _Columns.detect(
                 path,
                 list(record.fields),
@@ -92,7 +99,16 @@ def load_items(
                 require_source=require_source,
                 options=column_options or {},
             )
-        item = columns.item(path, record)
+        try:
+            if record.problem is not None or columns is None:
+                raise RowProblem(record.problem or "unreadable row")
+            item = columns.item(record)
+        except RowProblem as problem:
+            if strict:
+                raise DatasetError(f"{path}: {record.where}{problem.where}: {problem}") from None
+            row_id = columns.row_id(record) if columns is not None else None
+            skipped.append(SkippedItem(row=record.where, id=row_id, reason=problem.describe()))
+            continue
         if item.id in first_row_of:
             raise DatasetError(
                 f"{path}: {record.where}, column {columns.id!r}: duplicate id {item.id!r} "
@@ -103,8 +119,27 @@ def load_items(
         if limit is not None and len(items) >= limit:
             break
     if not items:
+        if skipped:
+            raise DatasetError(
+                f"{path}: no row to judge: {len(skipped)} skipped (first: {skipped[0].describe()})"
+            )
         raise DatasetError(f"{path}: no rows")
-    return Dataset(name=name, path=path, items=items, sha256=file_sha256(path))
+    return Dataset(name=name, path=path, items=items, sha256=file_sha256(path), skipped=skipped)
+
+
+class RowProblem(Exception):
+    """Why one row cannot be judged; ``column`` names the field at fault, if one is."""
+
+    def __init__(self, reason: str, column: str | None = None) -> None:
+        super().__init__(reason)
+        self.column = column
+
+    @property
+    def where(self) -> str:
+        return f", column {self.column!r}" if self.column else ""
+
+    def describe(self) -> str:
+        return f"{self}" + (f" (column {self.column!r})" if self.column else "")
 
 
 def file_sha256(path: Path) -> str:
@@ -142,30 +177,35 @@ class _Columns:
             _pick(path, found, "id", id_, ID_COLUMNS, required=False),
         )  # fmt: skip
 
-    def item(self, path: Path, record: Record) -> Item:
+    def item(self, record: Record) -> Item:
+        """The row's item. Raises :class:`RowProblem`."""
         fields = record.fields
         used = {self.transcript, self.note, self.id}
         return Item(
-            id=self._id(path, record),
+            id=self._id(record),
             transcript=""
             if self.transcript is None
-            else _text(path, record, self.transcript, "transcript"),
-            note=_text(path, record, self.note, "note"),
+            else _text(record, self.transcript, "transcript"),
+            note=_text(record, self.note, "note"),
             meta={k: v for k, v in fields.items() if k not in used},
         )
 
-    def _id(self, path: Path, record: Record) -> str:
+    def row_id(self, record: Record) -> str | None:
+        """The row's id when it has a usable one (for a skipped row's record)."""
+        try:
+            return self._id(record)
+        except RowProblem:
+            return None
+
+    def _id(self, record: Record) -> str:
         if self.id is None:
             return str(record.index)
         value = record.fields.get(self.id)
         if isinstance(value, bool) or not isinstance(value, str | int | None):
-            raise DatasetError(
-                f"{path}: {record.where}, column {self.id!r}: id is {type(value).__name__}, "
-                "not text or an integer"
-            )
+            raise RowProblem(f"id is {type(value).__name__}, not text or an integer", self.id)
         text = "" if value is None else str(value).strip()
         if not text:
-            raise DatasetError(f"{path}: {record.where}, column {self.id!r}: empty id")
+            raise RowProblem("empty id", self.id)
         return text
 
 
@@ -197,12 +237,10 @@ def _pick(
     return None
 
 
-def _text(path: Path, record: Record, column: str, role: str) -> str:
+def _text(record: Record, column: str, role: str) -> str:
     value: Any = record.fields.get(column)
     if value is not None and not isinstance(value, str):
-        raise DatasetError(
-            f"{path}: {record.where}, column {column!r}: {role} is {type(value).__name__}, not text"
-        )
+        raise RowProblem(f"{role} is {type(value).__name__}, not text", column)
     if value is None or not value.strip():
-        raise DatasetError(f"{path}: {record.where}, column {column!r}: empty {role}")
+        raise RowProblem(f"empty {role}", column)
     return value

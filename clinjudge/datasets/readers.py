@@ -26,11 +26,13 @@ CSV_FIELD_SIZE_LIMIT = min(sys.maxsize, 2**31 - 1)
 
 @dataclass(frozen=True)
 class Record:
-    """One row of a dataset file: its 0-based index, where it sits (for messages), its fields."""
+    """One row of a dataset file: its 0-based index, where it sits (for messages), its fields;
+    ``problem`` says why a row that could not be read has no fields (the file reads on)."""
 
     index: int
     where: str
     fields: dict[str, Any]
+    problem: str | None = None
 
 
 def text_encoding(path: Path) -> str:
@@ -81,11 +83,10 @@ def _read_csv(path: Path) -> Iterator[Record]:
                     continue
                 where = data_row(index, starts)
                 if len(row) != len(header):
-                    raise DatasetError(
-                        f"{path}: {where}: invalid CSV, {len(row)} fields where the header has "
-                        f"{len(header)}"
-                    )
-                yield Record(index, where, dict(zip(header, row, strict=True)))
+                    problem = f"invalid CSV, {len(row)} fields where the header has {len(header)}"
+                    yield Record(index, where, {}, problem)
+                else:
+                    yield Record(index, where, dict(zip(header, row, strict=True)))
                 index += 1
         except csv.Error as exc:
             raise DatasetError(f"{path}: line {reader.line_num}: invalid CSV ({exc})") from exc
@@ -101,10 +102,9 @@ def _read_jsonl(path: Path) -> Iterator[Record]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    f"{path}: line {line_number}: invalid JSON ({exc.msg}, column {exc.colno})"
-                ) from exc
-            yield Record(index, where, _as_object(obj, path, where))
+                yield Record(index, where, {}, f"invalid JSON ({exc.msg}, column {exc.colno})")
+            else:
+                yield _as_record(obj, index, where)
             index += 1
 
 
@@ -122,14 +122,13 @@ def _read_json(path: Path) -> Iterator[Record]:
             "(use .jsonl for one object per line)"
         )
     for index, obj in enumerate(data):
-        where = data_row(index)
-        yield Record(index, where, _as_object(obj, path, where))
+        yield _as_record(obj, index, data_row(index))
 
 
-def _as_object(obj: Any, path: Path, where: str) -> dict[str, Any]:
+def _as_record(obj: Any, index: int, where: str) -> Record:
     if not isinstance(obj, dict):
-        raise DatasetError(f"{path}: {where}: expected a JSON object, got {type(obj).__name__}")
-    return obj
+        return Record(index, where, {}, f"expected a JSON object, got {type(obj).__name__}")
+    return Record(index, where, obj)
 
 
 _READERS: dict[str, Callable[[Path], Iterator[Record]]] = {

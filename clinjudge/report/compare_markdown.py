@@ -40,6 +40,7 @@ def render_compare_markdown(
     parts = [
         f"# clinjudge compare — {report.get('dataset', 'unknown dataset')}",
         f"{report.get('n_items', 'n/a')} items; judges: {', '.join(judges) or 'none'}.",
+        *_skipped_section(report.get("skipped_items") or []),
         *(_judges_section(soap) if soap or not others else ()),
         *_scores_section(others),
         *(f"![{name.removesuffix('.png')}]({name})" for name in images),
@@ -53,6 +54,22 @@ def render_compare_markdown(
         *_provenance_section(report),
     ]
     return "\n\n".join(parts) + "\n"
+
+
+def _skipped_section(skipped: list[dict[str, Any]]) -> Iterator[str]:
+    """The rows of the dataset that were not judged, and why."""
+    if not skipped:
+        return
+    rows = (
+        "1 row of the dataset was"
+        if len(skipped) == 1
+        else f"{len(skipped)} rows of the dataset were"
+    )
+    yield f"**{rows} skipped** (not judged, in no rate):"
+    yield "\n".join(
+        f"- {s['row']}" + (f", id {s['id']}" if s.get("id") else "") + f": {s['reason']}"
+        for s in skipped
+    )
 
 
 def soap_judges(judges: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
