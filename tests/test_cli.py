@@ -440,3 +440,19 @@ def test_compare_skips_an_empty_note_lists_it_and_judges_the_rest(tmp_path):
     assert report["provenance"]["dataset"]["n_skipped"] == 1
     assert "1 row of the dataset was skipped" in (out / "report.md").read_text()
     assert_one_line_error(run(*args, "--strict-items"), "column 'note': empty note")
+
+
+def test_compare_rejects_a_missing_dataset_before_loading_any_judge():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from clinjudge.cli import app\n"
+        "r = CliRunner().invoke(app, ['compare', 'no/such.csv', '--out', 'x'])\n"
+        "assert r.exit_code == 2, r.output\n"
+        "heavy = [m for m in ('torch', 'langgraph', 'faiss') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

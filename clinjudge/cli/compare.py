@@ -93,6 +93,9 @@ def compare(
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         check_choice(output_format, ("table", "tsv", "json"), "--format")
+        from clinjudge.datasets.loader import resolve_source
+
+        resolve_source(dataset)  # a wrong path is one line before the judges load (seconds)
         from clinjudge.compare import run_compare_sync
         from clinjudge.datasets import load_items
 
