@@ -66,6 +66,16 @@ class RunDir:
         self.manifest.write_text(json.dumps(identity, indent=2), encoding="utf-8")
         return self
 
+    def kept(self) -> dict[str, int]:
+        """Rows on disk per judge (what an interrupted run keeps for the next)."""
+        folder = self.path / "runs"
+        if not folder.is_dir():
+            return {}
+        return {
+            path.stem: sum(1 for line in path.open(encoding="utf-8") if line.strip())
+            for path in sorted(folder.glob("*.jsonl"))
+        }
+
     def rows_path(self, judge: str) -> Path:
         return self.path / "runs" / f"{judge}.jsonl"
 

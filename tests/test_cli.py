@@ -456,3 +456,29 @@ def test_compare_rejects_a_missing_dataset_before_loading_any_judge():
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    from pathlib import Path as _Path
+
+    command = [
+        str(_Path(sys.executable).with_name("clinjudge")), "compare", "aci-demo",
+        "--judges", "inference-aware", "--backend", "offline", "--out", str(out),
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    rows = out / "runs" / "inference-aware.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (rows.is_file() and rows.read_text().strip()):
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    kept = len(rows.read_text().splitlines())
+    assert f"interrupted: {out} keeps inference-aware {kept} of 10 items judged" in err
+    assert "the same command resumes" in err and "Traceback" not in err

@@ -346,6 +346,24 @@ def print_run_failures(report: dict) -> None:
             )
 
 
+@contextmanager
+def interrupt_keeps(out: Path, total: int):
+    """Ctrl-C: one line saying what the run directory keeps and that the same command resumes,
+    then exit code 130 (no traceback)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from clinjudge.run_dir import RunDir
+
+        kept = RunDir(out).kept()
+        told = ", ".join(f"{judge} {n} of {total}" for judge, n in kept.items()) or "nothing"
+        print(
+            f"interrupted: {out} keeps {told} items judged; the same command resumes",
+            file=sys.stderr,
+        )
+        raise typer.Exit(130) from None
+
+
 def warn_skipped(data, most: int = 3) -> None:
     """One stderr line per skipped row (the first ``most``), and how many there were."""
     if not data.skipped:

@@ -22,6 +22,7 @@ from clinjudge.cli.common import (
     build_judges,
     check_choice,
     exit_if_dead,
+    interrupt_keeps,
     one_line_errors,
     print_run_failures,
     progress_bars,
@@ -87,7 +88,8 @@ def compare(
     command to resume an interrupted run.
 
     Exit codes: 0 done (failed items, if any, are counted and listed, and judged again by the
-    next run); 1 a judge's every model call failed; 2 bad input.
+    next run); 1 a judge's every model call failed; 2 bad input; 130 interrupted (Ctrl-C: one
+    line says what the directory keeps; the same command resumes).
     """
     with one_line_errors():
         check_choice(backend, BACKENDS, "--backend")
@@ -115,7 +117,7 @@ def compare(
         )
         warn_skipped(data)
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
-        with progress_bars() as progress:
+        with interrupt_keeps(out, len(data.items)), progress_bars() as progress:
             result = run_compare_sync(
                 data,
                 evaluators,
