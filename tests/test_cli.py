@@ -465,10 +465,8 @@ def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
     import time
 
     out = tmp_path / "run"
-    from pathlib import Path as _Path
-
     command = [
-        str(_Path(sys.executable).with_name("clinjudge")), "compare", "aci-demo",
+        str(Path(sys.executable).with_name("clinjudge")), "compare", "aci-demo",
         "--judges", "inference-aware", "--backend", "offline", "--out", str(out),
     ]  # fmt: skip
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
