@@ -251,6 +251,8 @@ def test_compare_whose_every_call_fails_exits_1_naming_the_endpoint(dataset, tmp
     assert result.exit_code == 1, result.output
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("error: inference-aware: every model call to " + dead + " failed: ")
+    assert last.endswith("; the same command asks again")
+    assert result.stdout.strip() == ""  # the one line only: no table of judges that judged nothing
     report = json.loads((out / "report.json").read_text())
     assert report["judges"]["inference-aware"]["n_claims"] == 0
     assert report["failures"]["inference-aware"]["by_reason"][0]["kind"] == "error"
@@ -311,6 +313,8 @@ def test_single_item_commands_whose_every_call_fails_exit_1_naming_the_endpoint(
             assert f"every model call to {dead} failed: " in last, last
             assert last.startswith("error: "), last
             assert "refused" in last.lower(), last  # the cause, not only "Connection error."
+            if command[0] in ("judge", "meta-eval") and "--json" not in extra:
+                assert result.stdout.strip() == "", result.stdout  # no table of nothing judged
 
 
 def test_judge_prints_tsv_or_jsonl_and_writes_the_claim_viewer(tmp_path):

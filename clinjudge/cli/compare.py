@@ -126,11 +126,13 @@ def compare(
                 progress=progress,
                 retry_failed=retry_failed,
             )
-    if output_format == "table":
+    dead = all_calls_failed(result.report, evaluators)
+    if dead:  # one line: a table of judges that judged nothing says nothing more
+        dead += "; the same command asks again"
+    elif output_format == "table":
         print_compare_summary(result.report, result.files)
     else:
         print_headlines(result.report, output_format)
-    dead = all_calls_failed(result.report, evaluators)
     exit_if_dead(dead)
 
 

@@ -93,6 +93,7 @@ def judge(
         _print_rows(result, "json" if as_json else output_format)
         exit_if_dead(dead)
         return
+    exit_if_dead(dead)  # a table of claims that were not judged says nothing more
     from clinjudge.report import render_claim_table
 
     report = result.report

@@ -88,10 +88,11 @@ def meta_eval(
                 progress=progress,
                 retry_failed=retry_failed,
             )
-    print_meta_eval_table(result.report, stdout)
-    print_run_failures(result.report)
-    stdout.print("wrote " + ", ".join(str(f) for f in result.files))
     dead = all_calls_failed(result.report, evaluators)
+    if not dead:  # else one line: a table of judges that judged nothing says nothing more
+        print_meta_eval_table(result.report, stdout)
+        print_run_failures(result.report)
+        stdout.print("wrote " + ", ".join(str(f) for f in result.files))
     exit_if_dead(dead)
 
 
