@@ -24,7 +24,7 @@ def run(tmp_path_factory):
     dataset = load_items("aci-demo", limit=2)
     judges = {
         name: build_evaluator(name, BuildOptions(backend="offline", knowledge=kb))
-        for name in ("lexical", "inference-aware", "omission")
+        for name in ("lexical", "inference-aware", "omission", "cef")
     }
     run_compare_sync(dataset, judges, out)
     return out, dataset
@@ -93,6 +93,26 @@ def test_clicking_a_flagged_claim_shows_its_own_evidence(page, run):
     shown = tab.locator(f"#note-{note_id} .claim.current").first
     assert shown.inner_text() == claim["text"]
     tab.screenshot(path=str(out / "screenshot-claim.png"))
+
+
+def test_scores_are_rounded_and_shown_with_their_interval(page, run):
+    """CEF's headline read "91.88888888888889" with no interval."""
+    import json
+    import re
+
+    tab, out = page
+    report = json.loads((out / "report.json").read_text())
+    rows = [r.all_inner_texts() for r in tab.locator("#rates tbody tr").all()]
+    cef = {cells[1]: cells for cells in (r[0].split("\t") for r in rows) if cells[0] == "cef"}
+    for metric, h in report["judges"]["cef"]["headline"].items():
+        if h["value"] is None:
+            continue
+        _, _, value, ci, n = cef[metric]
+        assert re.fullmatch(r"\d+(\.\d)?", value), value
+        assert abs(float(value) - h["value"]) <= 0.05
+        if h.get("ci95"):
+            assert re.fullmatch(r"\d+(\.\d)?–\d+(\.\d)?", ci), ci
+        assert n == str(h["n"])
 
 
 def test_the_flagged_table_filters_and_n_moves_to_the_next_flagged_claim(page):

@@ -17,3 +17,9 @@ function el(tag, attrs = {}, ...children) {
 function pct(v, digits = 1) {
   return v === null || v === undefined ? "n/a" : (100 * v).toFixed(digits) + "%";
 }
+
+// A score (CEF's 0-100, a mean): whole numbers as they are, others to one decimal.
+function num(v, digits = 1) {
+  if (v === null || v === undefined) return "n/a";
+  return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+}

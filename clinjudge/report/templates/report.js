@@ -7,11 +7,11 @@ function renderRates() {
   const body = document.querySelector("#rates tbody");
   for (const [name, judge] of Object.entries(DATA.judges)) {
     for (const [metric, h] of Object.entries(judge.headline)) {
-      const ci = h.ci95 ? `${pct(h.ci95[0])}–${pct(h.ci95[1])}` : "n/a";
       const isRate = typeof h.value === "number" && h.value <= 1 && !/score|mean/.test(metric);
-      const value = isRate ? pct(h.value) : (h.value ?? "n/a");
+      const show = isRate ? pct : num;
+      const ci = h.ci95 ? `${show(h.ci95[0])}–${show(h.ci95[1])}` : "n/a";
       body.append(el("tr", {}, el("td", { text: name }), el("td", { text: metric }),
-        el("td", { text: String(value) }), el("td", { text: isRate ? ci : "" }),
+        el("td", { text: show(h.value) }), el("td", { text: ci }),
         el("td", { text: String(h.n ?? "") })));
     }
   }
