@@ -345,6 +345,12 @@ def test_judge_prints_tsv_or_jsonl_and_writes_the_claim_viewer(tmp_path):
     assert [r["text"] for r in rows] == [line.split("\t")[5] for line in lines[1:]]
     data = data_of_page(page.read_text(encoding="utf-8"))
     assert [c["text"] for c in data["notes"][0]["claims"]] == [r["text"] for r in rows]
+    from clinjudge import __version__
+
+    assert data["version"] == __version__  # was blank
+    (judge,) = data["judges"].values()
+    low, high = judge["headline"]["hallucination_rate"]["ci95"]  # a one-note interval, not n/a
+    assert 0 <= low <= judge["headline"]["hallucination_rate"]["value"] <= high <= 1
     bad = run("judge", "--transcript", transcript, "--note", note, "--format", "xml")
     assert_one_line_error(bad, "--format must be one of")
 

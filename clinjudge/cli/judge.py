@@ -142,15 +142,19 @@ def _write_html(path: Path, transcript: str, note: str, mode: str, result) -> No
     from clinjudge.datasets.items import Item
     from clinjudge.report.html_report import page_data, render_html
 
+    from clinjudge.metrics.intervals import wilson_interval
+
     row = {"id": "note", **result.report.model_dump(mode="json")}
     rate = result.report.hallucination_rate
     n = result.report.n_judged
-    headline = {"hallucination_rate": {"value": rate, "ci95": None, "n": n}}
+    ci = list(wilson_interval(result.report.n_hallucinated, n)) if n else None
+    headline = {"hallucination_rate": {"value": rate, "ci95": ci, "n": n}}
     report = {
         "dataset": "one note",
         "n_items": 1,
         "judges": {mode: {"headline": headline}},
         "per_item": [{"id": "note", mode: {"hallucination_rate": rate}}],
+        "provenance": result.provenance.model_dump(mode="json"),
     }
     item = Item(id="note", transcript=transcript, note=note)
     data = page_data(report, [item], {mode: "soap"}, {mode: [row]})
