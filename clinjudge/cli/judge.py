@@ -140,9 +140,8 @@ def _print_rows(result, output_format: str) -> None:  # noqa: ANN001 - an api.Ju
 def _write_html(path: Path, transcript: str, note: str, mode: str, result) -> None:  # noqa: ANN001
     """The one-note claim viewer page."""
     from clinjudge.datasets.items import Item
-    from clinjudge.report.html_report import page_data, render_html
-
     from clinjudge.metrics.intervals import wilson_interval
+    from clinjudge.report.html_report import page_data, render_html
 
     row = {"id": "note", **result.report.model_dump(mode="json")}
     rate = result.report.hallucination_rate
