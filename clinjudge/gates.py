@@ -105,12 +105,36 @@ def load_gates(path: str | Path) -> list[Gate]:
     return parse_gates(config)
 
 
+def gateable(report: dict[str, Any], prefix: str = "") -> list[str]:
+    """The dotted path of every object of ``report`` with a ``ci95``: the metrics a gate can
+    name (``judges.inference-aware.headline.hallucination_rate``, ``bcr``, ...)."""
+    found: list[str] = []
+    for key, value in report.items():
+        if not isinstance(value, dict):
+            continue
+        path = f"{prefix}{key}"
+        if "ci95" in value:
+            found.append(path)
+        else:
+            found += gateable(value, f"{path}.")
+    return found
+
+
 def lookup(report: dict[str, Any], metric: str) -> dict[str, Any]:
-    """The object at a dotted path of the report; it must carry a two-number ``ci95``."""
+    """The object at a dotted path of the report; it must carry a two-number ``ci95``.
+
+    Raises:
+        GateError: no such path (the message names a few the report has), or no ``ci95``.
+    """
     node: Any = report
     for part in metric.split("."):
         if not isinstance(node, dict) or part not in node:
-            raise GateError(f"metric {metric!r} not in the report")
+            known = gateable(report)
+            some = ", ".join(known[:6]) + (f" (+{len(known) - 6} more)" if len(known) > 6 else "")
+            raise GateError(
+                f"metric {metric!r} not in the report; it has {some or 'no metric with a ci95'}"
+                " (clinjudge gate REPORT --list)"
+            )
         node = node[part]
     if not isinstance(node, dict) or "ci95" not in node:
         raise GateError(f"metric {metric!r} has no 95% interval (ci95) to gate on")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,20 @@ def test_unknown_metric_or_metric_without_interval(tmp_path: Path) -> None:
         load_gates(write(tmp_path, "[gates\n"))
     with pytest.raises(GateError, match="not found"):
         load_gates(tmp_path / "nope.toml")
+
+
+def test_an_unknown_metric_names_those_the_report_has_and_list_prints_them(tmp_path: Path) -> None:
+    from cli_helpers import run
+
+    from clinjudge.gates import gateable
+
+    report = {"judges": {"lexical": {"headline": {"rate": {"value": 0.1, "ci95": [0, 0.2]}}}}}
+    assert gateable(report) == ["judges.lexical.headline.rate"]
+    with pytest.raises(GateError, match="it has judges.lexical.headline.rate"):
+        evaluate_gates(report, parse_gates({"gates": {"rate": 0.5}}))
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    listed = run("gate", path, "--list")
+    assert listed.exit_code == 0 and listed.stdout == "judges.lexical.headline.rate\n"
+    gates = write(tmp_path, '[gates]\n"judges.lexical.headline.rate" = { max = 0.25 }\n')
+    assert run("gate", path, "--gates", gates).exit_code == 0

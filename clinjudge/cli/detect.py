@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -249,12 +250,26 @@ def _summary_table(report: dict[str, Any]):
 
 def gate(
     report: Annotated[Path, typer.Argument(help="A report.json (from pairs or compare).")],
-    gates: Annotated[Path, typer.Option("--gates", help="Gates TOML file.")],
+    gates: Annotated[Path | None, typer.Option("--gates", help="Gates TOML file.")] = None,
+    list_metrics: Annotated[
+        bool, typer.Option("--list", help="Print the metrics of REPORT a gate can name, and exit.")
+    ] = False,
 ) -> None:
-    """Release gates on the report's 95% bounds: exit 0 when all pass, 1 when any fails."""
+    """Release gates on the report's 95% bounds: exit 0 when all pass, 1 when any fails.
+
+    A gate names a metric of report.json by its dotted path (`--list` prints them all) and a
+    limit: a `max` passes only when the UPPER 95% bound is at or below it, a `min` only when
+    the LOWER bound is at or above it; `min_n` fails a metric resting on fewer cases:
+
+        [gates]
+        "judges.inference-aware.headline.hallucination_rate" = { max = 0.10, min_n = 200 }
+        bcr = { min = 0.25 }
+
+    Exit codes: 0 every gate passes, 1 a gate fails, 2 bad input (one line).
+    """
     from rich.table import Table
 
-    from clinjudge.gates import evaluate_gates, load_gates
+    from clinjudge.gates import evaluate_gates, gateable, load_gates
 
     with one_line_errors():
         if not report.is_file():
@@ -265,6 +280,11 @@ def gate(
             raise UsageError(f"report is not JSON: {report}") from None
         if not isinstance(data, dict):
             raise UsageError(f"report is not a JSON object: {report}")
+        if list_metrics:
+            sys.stdout.write("".join(f"{m}\n" for m in gateable(data)))
+            return
+        if gates is None:
+            raise UsageError("--gates FILE is needed (or --list, to see the metrics)")
         results = evaluate_gates(data, load_gates(gates))
     table = Table(title=f"Release gates: {gates.name}", header_style="bold")
     for column in ("metric", "value", "95% bound", "limit", "n", "result"):

@@ -50,7 +50,13 @@ def safety_case(
         clinjudge compare notes-a.csv --judges inference-aware,omission --out runs/a
 
         clinjudge safety-case runs/a runs/b --gates gates.toml --out runs/case
-        --metadata test3.csv --subgroup-column gender
+        --metadata clef_taskC_test3.csv --subgroup-column patient_gender
+
+    (ACI-Bench's clef_taskC_test3.csv, whose clef_taskC_test3_metadata.csv beside it holds
+    patient_gender and patient_age.) A gates file:
+
+        [gates.major_hallucination_rate]
+        max = 0.05
 
     Exit codes: 0 every system passes every gate, 1 a gate fails, 2 bad input (one line).
     """
