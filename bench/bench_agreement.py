@@ -394,7 +394,7 @@ async def main_async(args) -> None:
             model = CountingChatModel()
             setup = make_setup(name, "llm", chat_model=model, knowledge=kb)
         else:
-            cache = ResponseCache() if args.backend == "llm" else None  # a re-run costs no call
+            cache = ResponseCache() if args.backend != "offline" else None  # re-runs are free
             setup = make_setup(
                 name, args.backend, knowledge=kb, protocol=args.protocol, cache=cache
             )
@@ -453,9 +453,11 @@ def main() -> None:
     parser.add_argument(
         "--backend",
         default="offline",
-        choices=("offline", "llm"),
-        help="offline verifier (default) or the configured OpenAI-compatible endpoint",
+        choices=("offline", "llm", "local"),
+        help="offline verifier (default), the configured OpenAI-compatible endpoint, or a GGUF "
+        "file served on 127.0.0.1 (local, with --gguf)",
     )
+    parser.add_argument("--gguf", type=Path, default=None, help="the GGUF file of --backend local")
     parser.add_argument(
         "--protocol",
         default="batch",
@@ -502,6 +504,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.labels = args.labels or default_labels(args.data)
+    if args.gguf is not None:
+        os.environ["CLINJUDGE_GGUF"] = str(args.gguf)
     sys.path.insert(0, str(HERE))
     try:
         asyncio.run(main_async(args))
