@@ -490,3 +490,36 @@ def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
     kept = len(rows.read_text().splitlines())
     assert f"interrupted: {out} keeps inference-aware {kept} of 10 items judged" in err
     assert "the same command resumes" in err and "Traceback" not in err
+
+
+def test_judge_answers_a_second_run_from_the_response_cache(
+    tmp_path, openai_stub, monkeypatch
+):
+    import re
+
+    def reply(request):
+        text = request["messages"][0]["content"]
+        ids = dict.fromkeys(re.findall(r'"id":\s*"(c\d+)"', text.split("<claims>")[-1]))
+        verdicts = [{"claim_id": i, "tier": 1, "rationale": "said"} for i in ids]
+        return json.dumps({"verdicts": verdicts})
+
+    openai_stub.script(reply)
+    for key, value in (
+        ("CLINJUDGE_MODEL", "stub-judge"),
+        ("OPENAI_BASE_URL", openai_stub.base_url),
+        ("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache")),
+        ("CLINJUDGE_MAX_RETRIES", "0"),
+    ):
+        monkeypatch.setenv(key, value)
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
+    note = tmp_path / "n.txt"
+    note.write_text("HPI: Chest pain for two days. Denies fever.\n")
+    args = ("judge", "--transcript", transcript, "--note", note, "--backend", "llm", "--json")
+    first = run(*args)
+    assert first.exit_code == 0, first.output
+    sent = len(openai_stub.requests)
+    assert sent > 0
+    again = run(*args)
+    assert again.exit_code == 0 and len(openai_stub.requests) == sent
+    assert json.loads(again.stdout)["usage"]["cache_hits"] > 0

@@ -93,7 +93,7 @@ def cef(
                 backend=backend,
                 settings=settings,
                 prompt_overrides=overrides,
-                cache=ResponseCache() if settings.configured and backend != "offline" else None,
+                cache=ResponseCache() if backend != "offline" else None,  # re-runs are free
                 options={"n_source": n_source, "n_summary": n_summary, "task": task},
             ),
         )

@@ -83,6 +83,7 @@ def factcheck(
         question_text = read_text_file(question, "question") if question else None
         from clinjudge.datasets.items import Item
         from clinjudge.evaluators import BuildOptions, build_evaluator
+        from clinjudge.llm import ResponseCache
 
         options = {"search": search, "search_url": search_url, "k": k}
         options["corpus"] = str(corpus) if corpus is not None else None
@@ -91,6 +92,7 @@ def factcheck(
             BuildOptions(
                 backend=backend,
                 prompt_overrides=prompt_overrides(prompt),
+                cache=ResponseCache() if backend != "offline" else None,  # re-runs are free
                 options={key: value for key, value in options.items() if value is not None},
             ),
         )

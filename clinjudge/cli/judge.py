@@ -73,6 +73,7 @@ def judge(
         note_text = read_text_file(note, "note")
         warn_if_not_english({"the transcript": transcript_text, "the note": note_text})
         from clinjudge.api import judge_note
+        from clinjudge.llm import ResponseCache
 
         with claim_bar() as bar:
             result = judge_note(
@@ -84,6 +85,7 @@ def judge(
                 claims=claims,
                 protocol=protocol,
                 progress=bar,
+                cache=ResponseCache() if backend != "offline" else None,  # re-runs are free
             )
     failures = [f.model_dump() for f in result.report.failures]
     dead = every_call_failed(result.usage, result.provenance.model_dump(), failures)
