@@ -12,6 +12,27 @@ from cli_helpers import assert_one_line_error, run
 FIXTURES = Path(__file__).parent / "fixtures" / "soap"
 
 
+def use_model(monkeypatch, base_url: str, tmp_path: Path, **extra: str) -> None:
+    """Point the LLM backend at ``base_url`` with a cache of this test's own, no SDK retries."""
+    settings = {
+        "CLINJUDGE_MODEL": "stub-judge",
+        "OPENAI_BASE_URL": base_url,
+        "CLINJUDGE_CACHE_DIR": str(tmp_path / "cache"),
+        "CLINJUDGE_MAX_RETRIES": "0",
+        **extra,
+    }
+    for key, value in settings.items():
+        monkeypatch.setenv(key, value)
+
+
+def chest_pain_visit(tmp_path: Path, note_text: str) -> tuple[Path, Path]:
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
+    note = tmp_path / "n.txt"
+    note.write_text(note_text)
+    return transcript, note
+
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("data") / "notes.csv"
@@ -283,18 +304,8 @@ def test_single_item_commands_whose_every_call_fails_exit_1_naming_the_endpoint(
     tmp_path, monkeypatch
 ):
     dead = "http://127.0.0.1:9/v1"
-    for key, value in (
-        ("CLINJUDGE_MODEL", "stub-judge"),
-        ("OPENAI_BASE_URL", dead),
-        ("OPENAI_API_KEY", "sk-test"),
-        ("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache")),
-        ("CLINJUDGE_MAX_RETRIES", "0"),
-    ):
-        monkeypatch.setenv(key, value)
-    transcript = tmp_path / "t.txt"
-    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
-    note = tmp_path / "n.txt"
-    note.write_text("HPI: Chest pain for two days.\n")
+    use_model(monkeypatch, dead, tmp_path, OPENAI_API_KEY="sk-test")
+    transcript, note = chest_pain_visit(tmp_path, "HPI: Chest pain for two days.\n")
     args = ("--transcript", transcript, "--note", note, "--backend", "llm", "--claims", "split")
     cef = ("cef", "--source", transcript, "--summary", note, "--backend", "llm")
     factcheck = ("factcheck", "--answer", note, "--backend", "llm")
@@ -492,9 +503,7 @@ def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
     assert "the same command resumes" in err and "Traceback" not in err
 
 
-def test_judge_answers_a_second_run_from_the_response_cache(
-    tmp_path, openai_stub, monkeypatch
-):
+def test_judge_answers_a_second_run_from_the_response_cache(tmp_path, openai_stub, monkeypatch):
     import re
 
     def reply(request):
@@ -504,17 +513,8 @@ def test_judge_answers_a_second_run_from_the_response_cache(
         return json.dumps({"verdicts": verdicts})
 
     openai_stub.script(reply)
-    for key, value in (
-        ("CLINJUDGE_MODEL", "stub-judge"),
-        ("OPENAI_BASE_URL", openai_stub.base_url),
-        ("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache")),
-        ("CLINJUDGE_MAX_RETRIES", "0"),
-    ):
-        monkeypatch.setenv(key, value)
-    transcript = tmp_path / "t.txt"
-    transcript.write_text("[doctor] any chest pain ?\n[patient] yes , for two days .\n")
-    note = tmp_path / "n.txt"
-    note.write_text("HPI: Chest pain for two days. Denies fever.\n")
+    use_model(monkeypatch, openai_stub.base_url, tmp_path)
+    transcript, note = chest_pain_visit(tmp_path, "HPI: Chest pain for two days. Denies fever.\n")
     args = ("judge", "--transcript", transcript, "--note", note, "--backend", "llm", "--json")
     first = run(*args)
     assert first.exit_code == 0, first.output
