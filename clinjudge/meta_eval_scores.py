@@ -35,7 +35,12 @@ from clinjudge.evaluators.base import Evaluator
 from clinjudge.inject.pairs import PairRecord
 from clinjudge.inject.types import spans_touch
 from clinjudge.metrics.auroc import pair_outcomes, paired_auroc
-from clinjudge.metrics.intervals import bootstrap_ci, wilson_interval
+from clinjudge.metrics.intervals import (
+    TOO_FEW,
+    bootstrap_ci,
+    enough_for_bootstrap,
+    wilson_interval,
+)
 
 SIDES = ("original", "edited")
 RATE_NAME = {"error": "detection_rate", "rewrite": "false_flag_rate"}
@@ -157,9 +162,13 @@ def block(
         n_resamples=n_resamples,
         seed=seed,
     )
+    small = not enough_for_bootstrap(clusters)
+    if small:  # no bootstrap interval from one to four notes (metrics.intervals)
+        ci = dci = None
     return {
         "kind": kind,
         "n": len(scores),
+        "ci_note": TOO_FEW if small else None,
         "n_judged": n_judged,
         "excluded": len(scores) - n_judged,
         "flagged": k,
@@ -172,7 +181,7 @@ def block(
         "differential_rate": drate,
         "differential_ci95": dci,
         "auroc": auc.auroc,
-        "auroc_ci95": auc.ci95,
+        "auroc_ci95": None if small else auc.ci95,
         "win": auc.win,
         "tie": auc.tie,
         "loss": auc.loss,

@@ -65,15 +65,16 @@ def table_row(type_: str, judge: str, b: dict[str, Any]) -> list[str]:
         if b["win"] is None
         else f"{percent(b['win'], 0)}/{percent(b['tie'], 0)}/{percent(b['loss'], 0)}"
     )
+    small = b.get("ci_note")  # "n too small": no bootstrap interval from 1-4 notes
     return [
         type_,
         judge,
         str(b["n"]),
         f"{percent(b['rate'])} ({b['flagged']}/{b['n_judged']})",
-        percent_interval(b["ci95"]),
+        small or percent_interval(b["ci95"]),
         percent_interval(b["wilson95"]),
         f"{percent(b['differential_rate'])} ({b['differential']}/{b['differential_n']})",
-        _auroc(b["auroc"], b["auroc_ci95"]),
+        _auroc(b["auroc"], b["auroc_ci95"]) + (f" ({small})" if small and b["auroc"] else ""),
         wtl,
         f"{b['excluded']}/{b['auroc_excluded']}",
     ]
