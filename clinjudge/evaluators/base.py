@@ -136,14 +136,14 @@ class BaseEvaluator:
         raise NotImplementedError
 
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
-        from clinjudge.metrics.intervals import bootstrap_ci
+        from clinjudge.metrics.intervals import bootstrap_interval
 
         values = [s for s in (self.score(r) for r in rows) if s is not None]
         mean = sum(values) / len(values) if values else None
         headline = {
             "score": {
                 "value": mean,
-                "ci95": list(bootstrap_ci(values)) if values else None,
+                "ci95": bootstrap_interval(values),
                 "n": len(values),
                 "excluded": len(rows) - len(values),
             }

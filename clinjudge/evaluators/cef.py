@@ -79,13 +79,13 @@ class CefEvaluator:
         """``headline``: per score, the mean over the items where it is defined, its 95%
         percentile-bootstrap interval (items resampled), items used (``n``) and items excluded
         (no parsed answer on that side); plus totals of questions, drops and failures."""
-        from clinjudge.metrics.intervals import bootstrap_ci
+        from clinjudge.metrics.intervals import bootstrap_interval
 
         scores: dict[str, dict[str, Any]] = {}
         for name in SCORES:
             values = [r[name] for r in rows if r.get(name) is not None]
             mean = float(np.mean(values)) if values else None
-            ci = list(bootstrap_ci(values)) if values else None
+            ci = bootstrap_interval(values)
             scores[name] = {
                 "value": mean,
                 "ci95": ci,

@@ -82,7 +82,7 @@ class FactcheckEvaluator:
         """Pooled unsupported rate (all rated relevant claims, Wilson 95% CI), mean per-answer
         rate (answers with ≥ 1 rated claim, bootstrap 95% CI over answers), pooled checkable rate
         (rated relevant claims, Wilson), and the counts of claims in each denominator."""
-        from clinjudge.metrics.intervals import bootstrap_ci, wilson_interval
+        from clinjudge.metrics.intervals import bootstrap_interval, wilson_interval
 
         results = [_result(r) for r in rows]
         rated = sum(r.n_rated for r in results)
@@ -96,7 +96,7 @@ class FactcheckEvaluator:
             "unsupported_rate": pooled,
             "ci95": list(wilson_interval(unsupported, rated)),
             "mean_answer_unsupported_rate": mean_rate,
-            "mean_answer_ci95": list(bootstrap_ci(per_answer)) if per_answer else None,
+            "mean_answer_ci95": bootstrap_interval(per_answer),
             "checkable_rate": checkable_rate,
             "checkable_ci95": list(wilson_interval(checkable, rated)),
             "n_answers": len(results),

@@ -69,7 +69,7 @@ class OmissionEvaluator(BaseEvaluator):
     def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """Pooled rates with Wilson intervals, the per-note mean with its bootstrap interval,
         counts by category and importance (module docstring)."""
-        from clinjudge.metrics.intervals import bootstrap_ci, wilson_interval
+        from clinjudge.metrics.intervals import bootstrap_interval, wilson_interval
 
         judged = [r for r in rows if r.get("facts") is not None]
         totals = {k: sum(r[k] for r in judged) for _, k, _ in RATES} | {
@@ -94,7 +94,7 @@ class OmissionEvaluator(BaseEvaluator):
             "counts": totals,
             "per_note": {
                 "mean_omission_rate": sum(per_note) / len(per_note) if per_note else None,
-                "ci95": list(bootstrap_ci(per_note)) if per_note else None,
+                "ci95": bootstrap_interval(per_note),
                 "n": len(per_note),
             },
             "by_category": _by(judged, "category"),

@@ -52,6 +52,14 @@ def enough_for_bootstrap(clusters: Sequence[object]) -> bool:
     return len(set(clusters)) >= MIN_BOOTSTRAP_UNITS
 
 
+def bootstrap_interval(values: Sequence[float]) -> list[float] | None:
+    """The percentile bootstrap 95% interval of the mean of ``values`` as a list, or ``None``
+    with fewer than :data:`MIN_BOOTSTRAP_UNITS` values (reports say :data:`TOO_FEW`)."""
+    if len(values) < MIN_BOOTSTRAP_UNITS:
+        return None
+    return list(bootstrap_ci(values))
+
+
 def bootstrap_ci(
     values: Sequence[float | None] | np.ndarray,
     statistic: Statistic = np.mean,
