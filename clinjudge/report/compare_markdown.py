@@ -8,7 +8,6 @@ missing — a missing part renders as "n/a" or is left out, never as an exceptio
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from importlib import metadata
 from typing import Any, get_args
 
 from clinjudge.report.flagged_claims import flagged_section
@@ -20,6 +19,7 @@ from clinjudge.report.formatting import (
     signed_points,
     truncate,
 )
+from clinjudge.report.provenance_markdown import provenance_section, seconds
 from clinjudge.types import TIERS, Subtype
 
 SOAP_ORDER = ("subjective", "objective", "assessment", "plan")
@@ -51,7 +51,7 @@ def render_compare_markdown(
         *_note_differences_section(report.get("per_item") or [], list(soap)),
         *_flips_section(report.get("flips") or [], list(soap)),
         *flagged_section(list(flagged)),
-        *_provenance_section(report),
+        *provenance_section(report),
     ]
     return "\n\n".join(parts) + "\n"
 
@@ -147,7 +147,7 @@ def _judges_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
             _count(j.get("n_notes")),
             _count(j.get("parse_failures")),
             _count(j.get("errors")),
-            _seconds(j.get("seconds_per_note_median")),
+            seconds(j.get("seconds_per_note_median")),
         ]
         for name, j in judges.items()
     ]
@@ -299,77 +299,6 @@ def _flips_section(flips: list[dict[str, Any]], judges: list[str]) -> Iterator[s
     yield markdown_table(["note", "claim", "section", "verdicts", "claim text"], rows)
 
 
-def _provenance_section(report: dict[str, Any]) -> Iterator[str]:
-    provenance = report.get("provenance")
-    provenance = provenance if isinstance(provenance, dict) else {}
-    judges = report.get("judges") or {}
-    yield "## Provenance"
-    lines = [
-        f"- clinjudge version: {_package_version(provenance)}",
-        f"- dataset: {report.get('dataset', 'n/a')} ({report.get('n_items', 'n/a')} items)",
-        *(
-            f"- judge {name}: mode {j.get('mode', 'n/a')}, backend {j.get('backend', 'n/a')}, "
-            f"{_seconds(j.get('seconds'))} in total"
-            for name, j in judges.items()
-        ),
-    ]
-    yield "\n".join(lines)
-    prompts = list(_find_prompts(provenance))
-    if prompts:
-        rows = [
-            [where, p.get("name", "?"), p.get("version", ""), p.get("sha256") or p.get("hash", "")]
-            for where, p in prompts
-        ]
-        yield markdown_table(["where", "prompt", "version", "sha256"], rows)
-    flat = [
-        (key, value)
-        for key, value in _flatten(provenance)
-        if ".prompts" not in f".{key}" and key != "prompts"
-    ]
-    if flat:
-        yield markdown_table(["key", "value"], [[k, truncate(str(v), 120)] for k, v in flat])
-
-
-def _find_prompts(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Prompt records anywhere in the provenance: ``prompts`` as a list of dicts or a
-    ``{name: sha256}`` / ``{name: {...}}`` mapping."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            path = f"{where}.{key}" if where else str(key)
-            if key == "prompts" and isinstance(value, list):
-                yield from ((where or "run", p) for p in value if isinstance(p, dict))
-            elif key == "prompts" and isinstance(value, dict):
-                for name, ref in value.items():
-                    record = ref if isinstance(ref, dict) else {"sha256": ref}
-                    yield where or "run", {"name": name, **record}
-            else:
-                yield from _find_prompts(value, path)
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from _find_prompts(value, f"{where}[{i}]")
-
-
-def _flatten(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _flatten(value, f"{prefix}.{key}" if prefix else str(key))
-    elif isinstance(node, list) and node and any(isinstance(v, dict | list) for v in node):
-        for i, value in enumerate(node):
-            yield from _flatten(value, f"{prefix}[{i}]")
-    else:
-        yield prefix, node
-
-
-def _package_version(provenance: dict[str, Any]) -> str:
-    for key in ("package_version", "clinjudge_version", "version"):
-        if provenance.get(key):
-            return str(provenance[key])
-    try:
-        return metadata.version("clinjudge")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def _verdict(v: Any) -> str:
     if not isinstance(v, dict) or v.get("tier") is None:
         return "not judged"
@@ -394,10 +323,6 @@ def _ratio(k: int, n: int) -> float | None:
 
 def _count(value: Any) -> str:
     return str(int(value)) if is_number(value) else "n/a"
-
-
-def _seconds(value: Any) -> str:
-    return f"{value:.2f} s" if is_number(value) else "n/a"
 
 
 def _points_interval(interval: Any) -> str:
