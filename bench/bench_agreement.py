@@ -249,6 +249,36 @@ def print_severity(results: list[UnitResult], judged: dict) -> None:
     )
 
 
+def tier5_precision(results: list[UnitResult], judged: dict) -> dict | None:
+    """Tier-5 claims against the labels of the units they overlap: precision = claims
+    overlapping a unit labelled ``contradicted`` / tier-5 claims with a labelled unit (an
+    unsaid claim is tier 4, so ``unsupported`` units do not count as hits)."""
+    by_note: dict[str, list[UnitResult]] = defaultdict(list)
+    for r in results:
+        by_note[r.unit.note_id].append(r)
+    counts = {"contradicted": 0, "unsupported": 0, "supported": 0}
+    for note_id, rs in by_note.items():
+        for c, v in judged[note_id]:
+            if v is None or v.tier != 5:
+                continue
+            labels = {
+                r.unit.label for r in rs if overlaps(r.unit.start, r.unit.end, c.start, c.end)
+            }
+            if labels:
+                worst = next(k for k in counts if k in labels)
+                counts[worst] += 1
+    n = sum(counts.values())
+    if not n:
+        return None
+    lo, hi = wilson_interval(counts["contradicted"], n)
+    print(
+        f"  {'tier 5':14} precision {fmt(counts['contradicted'] / n)} [{fmt(lo)}, {fmt(hi)}] "
+        f"over {n} tier-5 claims (units labelled contradicted {counts['contradicted']}, "
+        f"unsupported {counts['unsupported']}, supported {counts['supported']})"
+    )
+    return {"claims": n, **counts, "precision": counts["contradicted"] / n}
+
+
 def fmt(x, pct: bool = False) -> str:
     if x is None:
         return "n/a"
@@ -272,6 +302,7 @@ def report(name: str, results: list[UnitResult], judged: dict, notes: dict, exam
         f"  {'major recall':14} {fmt(s['major_recall'])}  ({s['majors_flagged']} of {s['majors']})"
     )
     print_severity(results, judged)
+    tier5 = tier5_precision(results, judged)
     print("  per system: labelled share → judged share (units)")
     for system, v in s["systems"].items():
         print(
@@ -306,6 +337,7 @@ def report(name: str, results: list[UnitResult], judged: dict, notes: dict, exam
                 f"  — judge: {why[:90]}"
             )
     s["ci95"] = ci
+    s["tier5"] = tier5
     s["all_supported_accuracy"] = baseline
     s["miss_kinds"] = {k: len(v) for k, v in miss_kinds.items()}
     s["false_flag_kinds"] = {k: len(v) for k, v in flag_kinds.items()}
