@@ -496,7 +496,7 @@ def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
     while time.monotonic() < deadline and not (rows.is_file() and rows.read_text().strip()):
         time.sleep(0.2)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
+    _, err = process.communicate(timeout=600)  # generous: a loaded 2-core machine is slow
     assert process.returncode == 130, err
     kept = len(rows.read_text().splitlines())
     assert f"interrupted: {out} keeps inference-aware {kept} of 10 items judged" in err

@@ -172,6 +172,25 @@ def is_checklist(unit: Unit, found: list[ConceptMention]) -> bool:
     return bool(words) and all(any(m.start <= s and e <= m.end for m in found) for _, s, e in words)
 
 
+def is_asked_fragment(units: list[Unit], i: int, found: list[ConceptMention]) -> bool:
+    """A clinician's verbless fragment naming findings inside a turn that asks ("blood in your
+    stool ." as the turn; "weight loss . anything like that ?"): the transcription cut the
+    question, so the reply to the turn answers it. Only its own turn's last sentence, or a
+    fragment followed in the same turn by a question."""
+    unit = units[i]
+    if unit.speaker != "doctor" or _ASSERTS.search(unit.text):
+        return False
+    if not any(m.kinds & {"symptom", "disease"} for m in found):
+        return False
+    words = content_token_spans(unit.text)
+    if not words or not all(any(m.start <= s and e <= m.end for m in found) for _, s, e in words):
+        return False
+    rest = [u for u in units[i + 1 : i + 4] if u.turn == unit.turn]
+    following = units[i + 1 + len(rest)] if i + 1 + len(rest) < len(units) else None
+    asks = not rest or any(u.text.rstrip().endswith("?") for u in rest)
+    return asks and following is not None and following.speaker not in ("doctor",)
+
+
 def answer_polarity(unit: Unit, following: Unit | None) -> bool | None:
     """For a question, whether the next speaker's reply denies (True) or affirms (False) it."""
     if following is None or following.turn == unit.turn:
@@ -220,6 +239,9 @@ def build_transcript_facts(
         following = units[i + 1] if i + 1 < len(units) else None
         if found and (is_question(unit, following) or is_checklist(unit, found)):
             found = question_status(found, answer_polarity(unit, following), asked_from(unit))
+        elif found and is_asked_fragment(units, i, found):
+            reply = next((u for u in units[i + 1 : i + 6] if u.turn != unit.turn), None)
+            found = question_status(found, answer_polarity(unit, reply))
         for m in found:
             for cid in m.canonical:
                 status.setdefault(cid, set()).add(m.negated)

@@ -10,7 +10,9 @@ import re
 from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
-from clinjudge.text.quantities import Quantity, quantities_agree
+from clinjudge.text.clauses import CLAUSE_BREAK
+from clinjudge.text.normalize import stem
+from clinjudge.text.quantities import Quantity, from_now, quantities_agree
 
 #: Quantity kinds the safety floor protects (medication dose, frequency, duration).
 FLOOR_QUANTITIES = frozenset({"dose", "frequency", "duration"})
@@ -23,29 +25,88 @@ def check_quantities(
 ) -> tuple[int, str] | None:
     """Each dose/frequency/duration/vital/percent of the claim must agree with a stated one.
 
-    For a claim about a drug the value must be stated where that drug is discussed (so a
-    frequency said of another drug does not count); otherwise anywhere in the transcript.
-    Agreeing → accounted for. Otherwise, disagreeing with a value of the same kind in that
-    evidence → tier 5; a floor quantity with no equivalent at all → tier 4."""
+    A value bound to a drug in the claim (:func:`bound_drug`: "metformin 1000 mg") must be
+    stated of that drug, or where it is discussed when the transcript binds it no value of
+    the kind, or as a dose said of no drug ("the new prescription will be for four
+    milligrams"; a frequency of no drug only where the drug is discussed); a frequency said of
+    another drug does not count. Any other value may be
+    stated anywhere in the transcript. Agreeing → accounted for. Otherwise tier 5 only
+    when the visit states another value **of the same thing**: a value the transcript binds to
+    the same drug (:func:`drug_quantities`), or, for a value bound to no drug, one said in a
+    sentence that shares a content word with the claim's words around its value ("blood
+    pressure was 116/60" vs "blood pressure … 140 over 60"; not "sitting a half-hour" vs "a
+    work note for six weeks"). A floor quantity with no equivalent at all → tier 4."""
     for q in analysis.quantities:
         if q.kind not in CHECKED_QUANTITIES:
             continue
-        context = drug_context(analysis, facts, window, near=q.start)
+        drug = bound_drug(analysis, q)
+        context = drug_context(analysis, facts, window, near=q.start) if drug else []
         nearby = [t for u in context for t in facts.quantities[u.index]]
-        about_drug = any("drug" in m.kinds for m in analysis.mentions) and bool(context)
+        about_drug = bool(context)
         stated = nearby if about_drug else [t for ts in facts.quantities for t in ts]
-        owned = drug_quantities(analysis, facts, near=q.start) if about_drug else []
-        if any(t.kind == q.kind for t in owned):  # the drug's own values decide
-            stated = nearby = owned
+        owned, free = drug_quantities(analysis, facts, near=q.start) if about_drug else ([], [])
+        if any(t.kind == q.kind for t in owned):  # the drug's values, and values of no drug
+            close = {id(t) for t in nearby}  # a dose is specific; "twice a day" is not
+            free = [t for t in free if t.kind == "dose" or id(t) in close]
+            stated = nearby = owned + free
         if any(quantities_agree(q, t) for t in stated) or any(_asr_variant(q, t) for t in nearby):
             analysis.accounted.append((q.start, q.end))
             continue
-        said = next((t for t in nearby if quantities_agree(q, t) is False), None)
+        if about_drug:
+            rivals = owned
+        else:
+            near_words = words_around(analysis, q)
+            rivals = [t for u in window if near_words & u.tokens for t in facts.quantities[u.index]]
+        said = next((t for t in rivals if quantities_agree(q, t) is False), None)
         if said is not None:
             return 5, f"'{q.text}' disagrees with what the visit says: '{said.text}'"
         if q.kind in FLOOR_QUANTITIES:
-            return 4, f"the visit never gives this {q.kind}: '{q.text}' has no equivalent"
+            of = f" for {drug.surface}" if drug else ""
+            return 4, f"the visit never gives this {q.kind}{of}: '{q.text}' has no equivalent"
     return None
+
+
+#: Words a value's neighbourhood shares with too many sentences to tie it to one thing.
+_GENERIC_NEAR = frozenset(
+    stem(w)
+    for w in (
+        "time", "times", "daily", "day", "days", "week", "weeks", "month", "months", "year",
+        "years", "hour", "hours", "minute", "minutes", "every", "about", "patient", "take",
+        "takes", "taking", "since", "last", "past", "ago", "once", "twice",
+    )
+)  # fmt: skip
+
+
+def bound_drug(analysis: ClaimAnalysis, q: Quantity) -> ConceptMention | None:
+    """The drug of the claim this value belongs to: the closest drug named before it in the
+    same clause (at most ten words between), or one named right after it ("twice daily
+    metformin"); ``None`` when the value is about something else."""
+    drugs = [m for m in analysis.mentions if "drug" in m.kinds]
+    text = analysis.claim.text
+    if from_now(text, q):
+        return None  # "recheck … in four months": when, not how long the drug is taken
+    before = [m for m in drugs if m.end <= q.start]
+    if before:
+        m = before[-1]
+        between = text[m.end : q.start]
+        if not CLAUSE_BREAK.search(between) and len(between.split()) <= 10:
+            return m
+    after = [m for m in drugs if m.start >= q.end]
+    if after and len(text[q.end : after[0].start].split()) <= 3:
+        return after[0]
+    return None
+
+
+def words_around(analysis: ClaimAnalysis, q: Quantity, reach: int = 40) -> set[str]:
+    """Content tokens of the claim within ``reach`` characters of a value, less the value's own
+    words and time words."""
+    return {
+        token
+        for token, start, end in analysis.tokens
+        if (q.start - reach <= start < q.start or q.end < end <= q.end + reach)
+        and not token[:1].isdigit()
+        and token not in _GENERIC_NEAR
+    }
 
 
 def _asr_variant(claim: Quantity, stated: Quantity) -> bool:
@@ -60,25 +121,31 @@ def _asr_variant(claim: Quantity, stated: Quantity) -> bool:
     return abs(ratio - 1) <= 0.02 or any(abs(ratio - 10.0**k) < 1e-9 for k in (-3, -2, -1))
 
 
-def drug_quantities(analysis: ClaimAnalysis, facts: TranscriptFacts, near: int) -> list[Quantity]:
-    """Transcript quantities said of the claim's drug (the one named closest before ``near``):
-    each quantity belongs to the last drug named before it in its sentence, or, when its sentence
-    names none, to the last drug of the previous sentence ("lasix 80 milligrams once a day ...
-    carvedilol 25 milligrams twice a day": "twice" belongs to carvedilol)."""
+def drug_quantities(
+    analysis: ClaimAnalysis, facts: TranscriptFacts, near: int
+) -> tuple[list[Quantity], list[Quantity]]:
+    """Transcript quantities said of the claim's drug (the one named closest before ``near``),
+    and those said of no drug: each quantity belongs to the last drug named before it in its
+    sentence, or, when its sentence names none, to the last drug of the previous sentence
+    ("lasix 80 milligrams once a day ... carvedilol 25 milligrams twice a day": "twice"
+    belongs to carvedilol); a value with neither ("the new prescription will be for four
+    milligrams") belongs to none."""
     drugs = [m for m in analysis.mentions if "drug" in m.kinds]
     before = [m for m in drugs if m.start <= near]
     wanted = set((before[-1] if before else drugs[0]).canonical)
     owned: list[Quantity] = []
+    free: list[Quantity] = []
     carried: ConceptMention | None = None
     for mentions, quantities in zip(facts.mentions, facts.quantities, strict=True):
         named = sorted((m for m in mentions if "drug" in m.kinds), key=lambda m: m.start)
         for q in quantities:
             owner = next((m for m in reversed(named) if m.start <= q.start), carried)
-            if owner is not None and wanted & set(owner.canonical):
+            if owner is None:
+                free.append(q)
+            elif wanted & set(owner.canonical):
                 owned.append(q)
-        if named:
-            carried = named[-1]
-    return owned
+        carried = named[-1] if named else None  # carried one sentence, no further
+    return owned, free
 
 
 def drug_context(

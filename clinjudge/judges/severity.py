@@ -1,11 +1,15 @@
 """How much a hallucinated claim matters (SPEC §9): its harm category and severity, by rules.
 
-``harm_category`` — what the claim is about, the first that applies:
+``harm_category`` — what the flagged part of the claim is about (:func:`subject_of`: the clause
+holding the words the rationale quotes), the first that applies:
 
     allergy          an allergy (not a seasonal or environmental one)
     demographic_social  an opening line ("Diane Baker is a 28-year-old female with …", "35 y.o."):
                      what such a line adds beyond the visit is a name or an age
-    dose_frequency   a drug named with a dose, frequency or duration
+    test_result      a vital sign named as one ("O2 saturation 98%", not oxygen the drug)
+    dose_frequency   a drug named with a dose, frequency or duration (not a time from now:
+                     "recheck in four months")
+    plan_follow_up   a test or visit arranged for later ("repeat A1c in 3 months")
     medication       a drug or drug class
     plan_follow_up   counselling, education or monitoring ("monitor for signs of heart
                      failure", "advised to avoid fatty foods"), whatever it is about
@@ -33,8 +37,9 @@ from __future__ import annotations
 import re
 
 from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.clauses import clause_around
 from clinjudge.text.negation import is_negated
-from clinjudge.text.quantities import extract_quantities
+from clinjudge.text.quantities import extract_quantities, from_now
 from clinjudge.types import HarmCategory, Severity, Verdict
 
 MAJOR_CATEGORIES: frozenset[str] = frozenset(
@@ -79,6 +84,14 @@ _COUNSEL = re.compile(
     r"|signs and symptoms|signs of|importance of)\b",
     re.I,
 )
+#: Vital signs by name: a test result even when a drug word sits in them ("O2 saturation").
+_VITAL = re.compile(r"\b(?:o2|oxygen)\s+sat\w*|\bsat(?:uration)?s?\b|\bpulse ox\w*|\bspo2\b", re.I)
+#: A test or visit arranged for later ("repeat A1c in 3 months", "recheck labs"): a plan item.
+_ARRANGED = re.compile(
+    r"\b(?:repeat|recheck|re-check|reassess|follow[- ]?up|return|see (?:her|him|you) back)\b"
+    r"|\bin (?:\d+|one|two|three|four|five|six|a few) (?:days?|weeks?|months?|years?)\b",
+    re.I,
+)
 _FINDING_KINDS = frozenset({"finding", "disease", "symptom"})
 _DRUG_KINDS = frozenset({"drug", "drug_class"})
 _DRUG_QUANTITIES = frozenset({"dose", "frequency", "duration"})
@@ -87,11 +100,13 @@ _DRUG_QUANTITIES = frozenset({"dose", "frequency", "duration"})
 def harm_category(text: str, section: str, kb: KnowledgeBase) -> HarmCategory:
     """The claim's harm category (module docstring)."""
     kinds = {k for m in kb.concepts_in(text) for k in m.kinds}
-    quantities = {q.kind for q in extract_quantities(text)}
+    quantities = {q.kind for q in extract_quantities(text) if not from_now(text, q)}
     checks: list[tuple[bool, HarmCategory]] = [
         (bool(_ALLERGY.search(text)) and not _ENVIRONMENTAL.search(text), "allergy"),
         (bool(_INTRO.search(text)), "demographic_social"),
+        (bool(_VITAL.search(text)), "test_result"),
         (bool(kinds & _DRUG_KINDS) and bool(quantities & _DRUG_QUANTITIES), "dose_frequency"),
+        (bool(_ARRANGED.search(text)), "plan_follow_up"),
         (bool(kinds & _DRUG_KINDS), "medication"),
         (bool(_COUNSEL.search(text)), "plan_follow_up"),
         (
@@ -135,12 +150,28 @@ def _abnormal_finding(text: str, kb: KnowledgeBase) -> bool:
     )
 
 
+_QUOTED = re.compile(r"'([^']{2,})'")
+
+
+def subject_of(text: str, rationale: str) -> str:
+    """The part of the claim a flag is about: the clause holding the first words its
+    rationale quotes from the claim ("… will recheck … in four months" of "continue her
+    medications, and the physician will recheck … in four months"), else the whole claim."""
+    low = text.lower()
+    for quoted in _QUOTED.findall(rationale):
+        at = low.find(quoted.lower())
+        if at >= 0:
+            start, end = clause_around(text, at, at + len(quoted))
+            return text[start:end]
+    return text
+
+
 def rate_harm(verdict: Verdict, text: str, section: str, kb: KnowledgeBase) -> Verdict:
     """The verdict with its harm category and severity when it is hallucinated (tier 4–5);
     a supported verdict is returned as it is."""
     if verdict.supported:
         return verdict
-    category = harm_category(text, section, kb)
+    category = harm_category(subject_of(text, verdict.rationale), section, kb)
     return verdict.model_copy(
         update={
             "harm_category": category,

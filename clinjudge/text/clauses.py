@@ -1,0 +1,28 @@
+"""Clause boundaries inside a note sentence: where one statement ends and the next begins
+("continue her medications, and the physician will recheck … in four months"), so a value,
+a drug and a finding are read with the statement they belong to."""
+
+from __future__ import annotations
+
+import re
+
+#: A boundary between two statements: a full stop or semicolon, a comma before a conjunction
+#: or a new subject, or "and"/"but" before a new subject.
+CLAUSE_BREAK = re.compile(
+    r"[.;]|,\s*(?:and|but|so|then|while|which|who|she|he|they|we|i|the|her|his)\b"
+    r"|\b(?:and|but)\s+(?:she|he|they|we|i|the\s+(?:patient|physician|doctor))\b",
+    re.I,
+)
+
+
+def clause_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the clause of ``text`` holding ``text[start:end]`` (the whole text when it
+    has one clause)."""
+    left, right = 0, len(text)
+    for m in CLAUSE_BREAK.finditer(text):
+        if m.end() <= start:
+            left = m.end() if m.group().strip() in (".", ";") else m.start() + 1
+        elif m.start() >= end:
+            right = m.start()
+            break
+    return left, right
