@@ -34,7 +34,7 @@ from typing import Any
 
 from clinjudge.errors import ConfigError
 from clinjudge.gates import Gate, evaluate_gates
-from clinjudge.metrics.intervals import wilson_interval
+from clinjudge.metrics.intervals import clustered_wilson, wilson_interval
 from clinjudge.metrics.safety import clean_cases_to_pass
 
 ENDPOINTS = ("major_hallucination_rate", "contradiction_rate", "critical_omission_rate")
@@ -158,14 +158,25 @@ def _failed(row: dict[str, Any]) -> bool:
     return bool(row.get("retry")) or bool(row.get("failure"))
 
 
-def endpoints(counts: Counts) -> dict[str, dict[str, Any]]:
-    """Each endpoint with units: value, Wilson ci95, n (units), events."""
+def endpoints(counts: Counts, per_item: list[Counts] | None = None) -> dict[str, dict[str, Any]]:
+    """Each endpoint with units: value, Wilson ci95, n (units), events; with ``per_item``, also
+    the interval that accounts for clustering by item (``ci95_clustered``: design-effect
+    Wilson, :func:`clustered_wilson`) and its ``design_effect``."""
     out = {}
     for e in ENDPOINTS:
         k, n = counts.events[e], counts.units[e]
         if n == 0:
             continue
         out[e] = {"value": k / n, "ci95": list(wilson_interval(k, n)), "n": n, "events": k}
+        clustered = (
+            clustered_wilson([c.events[e] for c in per_item], [c.units[e] for c in per_item])
+            if per_item
+            else None
+        )
+        if clustered is not None:
+            out[e]["ci95_clustered"] = list(clustered.ci95)
+            out[e]["design_effect"] = round(clustered.design_effect, 3)
+            out[e]["clusters"] = clustered.clusters
     return out
 
 
@@ -188,7 +199,7 @@ def system_case(
     total = Counts()
     for c in run.per_item.values():
         total.add(c)
-    found = {**endpoints(total), **run.given}
+    found = {**endpoints(total, list(run.per_item.values())), **run.given}
     results = []
     for r in evaluate_gates(found, [g for g in gates if g.metric in found]):
         entry = found[r.gate.metric]
@@ -227,15 +238,18 @@ def system_case(
 
 def _subgroups(run: SystemRun, groups: dict[str, str], min_n: int) -> dict[str, Any]:
     by: dict[str, Counts] = {}
+    members: dict[str, list[Counts]] = {}
     for item_id, c in run.per_item.items():
-        by.setdefault(groups.get(item_id, "(no metadata)"), Counts()).add(c)
+        label = groups.get(item_id, "(no metadata)")
+        by.setdefault(label, Counts()).add(c)
+        members.setdefault(label, []).append(c)
     out = {}
     for label, c in sorted(by.items()):
         enough = c.items >= min_n
         out[label] = {
             "n_items": c.items,
             "enough_cases": enough,
-            "endpoints": endpoints(c) if enough else {},
+            "endpoints": endpoints(c, members[label]) if enough else {},
         }
     return out
 

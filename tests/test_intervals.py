@@ -172,3 +172,18 @@ def test_bootstrap_leaves_out_undefined_replicates():
     rare = [0.0] * 30 + [1.0]
     low, high = bootstrap_ci(rare, spread_or_nan, n_resamples=500, seed=1)
     assert math.isnan(low) and math.isnan(high)
+
+
+def test_clustered_wilson_widens_by_the_design_effect_of_clustered_events():
+    from clinjudge.metrics.intervals import clustered_wilson
+
+    even = clustered_wilson([2, 2, 2, 2], [20, 20, 20, 20])  # every note at 10%: no clustering
+    assert even.design_effect == 1.0
+    assert even.ci95 == pytest.approx(wilson_interval(8, 80))
+    lumped = clustered_wilson([8, 0, 0, 0], [20, 20, 20, 20])  # every event in one note
+    assert lumped.value == pytest.approx(0.1) and lumped.design_effect > 3
+    assert lumped.ci95[0] < even.ci95[0] and lumped.ci95[1] > even.ci95[1]
+    assert lumped.effective_n == pytest.approx(80 / lumped.design_effect)
+    none = clustered_wilson([0, 0, 0], [10, 10, 10])
+    assert none.ci95 == pytest.approx(wilson_interval(0, 30)) and none.design_effect == 1.0
+    assert clustered_wilson([1], [10]) is None and clustered_wilson([1, 0], [10, 0]) is None

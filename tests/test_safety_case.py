@@ -120,13 +120,18 @@ def test_the_case_passes_a_clean_system_fails_a_bad_one_and_names_small_subgroup
     major = bad_sys["endpoints"]["major_hallucination_rate"]
     assert (major["events"], major["n"]) == (18, 180)
     assert major["ci95"] == pytest.approx(list(wilson_interval(18, 180)))
+    lo, hi = major["ci95_clustered"]  # claims of one note are not independent
+    assert major["design_effect"] >= 1 and lo <= major["ci95"][0] and hi >= major["ci95"][1]
+    assert major["clusters"] == 9
     failing = {g["endpoint"]: g for g in bad_sys["gates"]}
     assert failing["major_hallucination_rate"]["clean_cases_needed"] == clean_cases_to_pass(
         18, 180, 0.05
     )
     assert by["good"]["subgroups"]["M"]["enough_cases"] is False
     assert by["good"]["subgroups"]["M"]["endpoints"] == {}
-    assert "Too few items (< 5) for rates: M (n=2)" in (out / "safety-case.md").read_text()
+    markdown = (out / "safety-case.md").read_text()
+    assert "Too few items (< 5) for rates: M (n=2)" in markdown
+    assert "95% CI by item (deff)" in markdown
     assert (out / "forest.png").stat().st_size > 1000
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in page and "http" not in page  # one self-contained file
