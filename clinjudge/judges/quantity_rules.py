@@ -10,9 +10,9 @@ import re
 from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
-from clinjudge.text.clauses import CLAUSE_BREAK
+from clinjudge.text.clauses import CLAUSE_BREAK, from_now
 from clinjudge.text.normalize import stem
-from clinjudge.text.quantities import Quantity, from_now, quantities_agree
+from clinjudge.text.quantities import Quantity, quantities_agree
 
 #: Quantity kinds the safety floor protects (medication dose, frequency, duration).
 FLOOR_QUANTITIES = frozenset({"dose", "frequency", "duration"})

@@ -37,9 +37,9 @@ from __future__ import annotations
 import re
 
 from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.text.clauses import clause_around
+from clinjudge.text.clauses import clause_around, from_now
 from clinjudge.text.negation import is_negated
-from clinjudge.text.quantities import extract_quantities, from_now
+from clinjudge.text.quantities import extract_quantities
 from clinjudge.types import HarmCategory, Severity, Verdict
 
 MAJOR_CATEGORIES: frozenset[str] = frozenset(

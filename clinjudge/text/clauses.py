@@ -1,10 +1,13 @@
 """Clause boundaries inside a note sentence: where one statement ends and the next begins
 ("continue her medications, and the physician will recheck … in four months"), so a value,
-a drug and a finding are read with the statement they belong to."""
+a drug and a finding are read with the statement they belong to; and what a duration says
+in its clause (when, or how long)."""
 
 from __future__ import annotations
 
 import re
+
+from clinjudge.text.quantities import Quantity
 
 #: A boundary between two statements: a full stop or semicolon, a comma before a conjunction
 #: or a new subject, or "and"/"but" before a new subject.
@@ -26,3 +29,15 @@ def clause_around(text: str, start: int, end: int) -> tuple[int, int]:
             right = m.start()
             break
     return left, right
+
+
+#: What comes before a duration counted from now ("in four months", "within 2 weeks").
+_FROM_NOW = re.compile(
+    r"\b(?:in|within|after|every)\s+(?:about\s+|another\s+|the\s+next\s+)?$", re.I
+)
+
+
+def from_now(text: str, q: Quantity) -> bool:
+    """A duration that says when ("recheck in four months"), not how long ("for four
+    months")."""
+    return q.kind == "duration" and bool(_FROM_NOW.search(text[: q.start]))

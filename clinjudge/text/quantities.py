@@ -393,15 +393,3 @@ def quantities_agree(a: Quantity, b: Quantity) -> bool | None:
         return close(a.value, b.value) and same_second
     (a_lo, a_hi), (b_lo, b_hi) = ra, rb
     return (a_lo <= b_hi or close(a_lo, b_hi)) and (b_lo <= a_hi or close(b_lo, a_hi))
-
-
-#: What comes before a duration counted from now ("in four months", "within 2 weeks").
-_FROM_NOW = re.compile(
-    r"\b(?:in|within|after|every)\s+(?:about\s+|another\s+|the\s+next\s+)?$", re.I
-)
-
-
-def from_now(text: str, q: Quantity) -> bool:
-    """A duration that says when ("recheck in four months"), not how long ("for four
-    months")."""
-    return q.kind == "duration" and bool(_FROM_NOW.search(text[: q.start]))
