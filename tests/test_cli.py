@@ -490,7 +490,12 @@ def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
         str(Path(sys.executable).with_name("clinjudge")), "compare", "aci-demo",
         "--judges", "inference-aware", "--backend", "offline", "--out", str(out),
     ]  # fmt: skip
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(  # a shell's background job ignores SIGINT: the child must not
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     rows = out / "runs" / "inference-aware.jsonl"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not (rows.is_file() and rows.read_text().strip()):
