@@ -32,12 +32,7 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return 0.0, 1.0
-    p = k / n
-    z2 = z * z
-    denominator = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+    return _wilson_at(k / n, n, z)
 
 
 class ClusteredRate(NamedTuple):
