@@ -138,3 +138,70 @@ def test_a_dose_said_of_no_drug_can_be_the_drugs_new_dose(setup):
 def test_a_frequency_said_of_no_drug_does_not_excuse_another_drugs(setup):
     v = verdict(setup, "Metoprolol 50 mg twice daily.", NEW_DOSE_VISIT)
     assert v.tier == 5 and "once a day" in v.rationale, v
+
+
+@pytest.mark.parametrize(
+    ("claim", "transcript", "tiers"),
+    [
+        (  # a vital sign's unit names the measure: no shared words needed
+            "BP 150/95.",
+            "[doctor] your blood pressure today is 150 over 95 .\n[patient] okay .\n"
+            "[doctor] so , um , your blood pressure today is 120 over 80 .\n",
+            None,
+        ),
+        (
+            "BP 150/95.",
+            "[doctor] so , um , your blood pressure today is 120 over 80 .\n[patient] okay .\n",
+            {5},
+        ),
+        (  # a decimal point is not a full stop: "twice daily" stays xanax's
+            "Xanax 0.5 mg twice daily.",
+            "[doctor] xanax 0.5 milligrams once a day .\n[patient] yes .\n"
+            "[doctor] metoprolol 25 milligrams twice a day .\n[patient] yes .\n",
+            {5},
+        ),
+        (  # the answer to "how often?" is the drug's, though it names no drug
+            "Metformin 500 mg twice daily.",
+            "[patient] i take metformin 500 milligrams .\n[doctor] how often ?\n"
+            "[patient] just once a day .\n",
+            {5},
+        ),
+        (  # another drug's dose said in a later turn is not metformin's
+            "Metformin 20 mg daily.",
+            "[patient] i take metformin 1000 milligrams daily .\n[doctor] and the lisinopril ?\n"
+            "[patient] yes .\n[patient] 20 milligrams .\n",
+            {4, 5},
+        ),
+        (  # spoken decimals of a value bound to no drug
+            "Her oxygen saturation at rest was 97.5%.",
+            "[doctor] your oxygen saturation is ninety seven . five percent .\n[patient] good .\n",
+            {1, 2, 3},
+        ),
+    ],
+)
+def test_values_are_read_with_their_own_measure_and_drug(setup, claim, transcript, tiers):
+    v = verdict(setup, claim, transcript, section="HISTORY OF PRESENT ILLNESS")
+    if tiers is None:
+        assert v.tier != 5, v
+    else:
+        assert v.tier in tiers, v
+
+
+def test_only_a_closing_but_no_denies():
+    s = "yeah i have a cough but no , no fever"
+    assert not is_negated(s, s.index("cough"), s.index("cough") + 5)
+
+
+def test_a_diagnosis_told_is_not_a_question(setup):
+    transcript = "[doctor] okay , so , pneumonia .\n[patient] oh no . is that bad ?\n"
+    v = verdict(setup, "She has pneumonia.", transcript, section="HISTORY OF PRESENT ILLNESS")
+    assert v.tier != 5, v
+
+
+def test_clauses_and_harm_words_are_read_narrowly():
+    kb = KnowledgeBase.default()
+    text = "She takes metformin and she reports nausea"
+    at = text.index("nausea")
+    assert text[slice(*clause_around(text, at, at + 6))] == "and she reports nausea"
+    assert harm_category("Patient sat comfortably in a chair.", "objective", kb) != "test_result"
+    assert harm_category("She lost 10 pounds in 3 months.", "subjective", kb) != "plan_follow_up"

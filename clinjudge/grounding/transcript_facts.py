@@ -180,15 +180,19 @@ def is_asked_fragment(units: list[Unit], i: int, found: list[ConceptMention]) ->
     unit = units[i]
     if unit.speaker != "doctor" or _ASSERTS.search(unit.text):
         return False
-    if not any(m.kinds & {"symptom", "disease"} for m in found):
+    if not any("symptom" in m.kinds for m in found):  # "pneumonia ." is a diagnosis told
         return False
     words = content_token_spans(unit.text)
     if not words or not all(any(m.start <= s and e <= m.end for m in found) for _, s, e in words):
         return False
     rest = [u for u in units[i + 1 : i + 4] if u.turn == unit.turn]
     following = units[i + 1 + len(rest)] if i + 1 + len(rest) < len(units) else None
-    asks = not rest or any(u.text.rstrip().endswith("?") for u in rest)
-    return asks and following is not None and following.speaker not in ("doctor",)
+    if following is None or following.speaker == "doctor":
+        return False
+    if any(u.text.rstrip().endswith("?") for u in rest):
+        return True
+    # the turn ends on the fragment: only a bare answer ("no .", "yes") makes it a question
+    return not rest and len(following.text.split()) <= 3
 
 
 def answer_polarity(unit: Unit, following: Unit | None) -> bool | None:

@@ -27,33 +27,42 @@ def check_quantities(
 
     A value bound to a drug in the claim (:func:`bound_drug`: "metformin 1000 mg") must be
     stated of that drug, or where it is discussed when the transcript binds it no value of
-    the kind, or as a dose said of no drug ("the new prescription will be for four
-    milligrams"; a frequency of no drug only where the drug is discussed); a frequency said of
-    another drug does not count. Any other value may be
-    stated anywhere in the transcript. Agreeing → accounted for. Otherwise tier 5 only
-    when the visit states another value **of the same thing**: a value the transcript binds to
-    the same drug (:func:`drug_quantities`), or, for a value bound to no drug, one said in a
-    sentence that shares a content word with the claim's words around its value ("blood
-    pressure was 116/60" vs "blood pressure … 140 over 60"; not "sitting a half-hour" vs "a
-    work note for six weeks"). A floor quantity with no equivalent at all → tier 4."""
+    the kind, or as a dose said of no drug a few sentences from it ("the new prescription will
+    be for four milligrams"; a frequency of no drug only where the drug is discussed); a value
+    said of another drug does not count. Any other value may be stated anywhere in the
+    transcript. Agreeing → accounted for. Otherwise tier 5 only when the visit states another
+    value **of the same thing**: a value the transcript binds to the same drug
+    (:func:`drug_quantities`) — or, when it binds none of the kind, one said of no drug where
+    the drug is discussed ("how often? — just once a day"); a vital sign or percentage in the
+    claim's evidence (its unit names the measure); any other value bound to no drug only in a
+    sentence that shares a content word with the claim's words around it (not "sitting a
+    half-hour" vs "a work note for six weeks"). A floor quantity with no equivalent at all →
+    tier 4."""
     for q in analysis.quantities:
         if q.kind not in CHECKED_QUANTITIES:
             continue
         drug = bound_drug(analysis, q)
-        context = drug_context(analysis, facts, window, near=q.start) if drug else []
+        near = drug.start if drug else q.start
+        context = drug_context(analysis, facts, window, near=near) if drug else window
         nearby = [t for u in context for t in facts.quantities[u.index]]
-        about_drug = bool(context)
+        about_drug = drug is not None and bool(context)
         stated = nearby if about_drug else [t for ts in facts.quantities for t in ts]
-        owned, free = drug_quantities(analysis, facts, near=q.start) if about_drug else ([], [])
+        owned, free = drug_quantities(analysis, facts, near=near) if about_drug else ([], [])
+        close = {id(t) for t in nearby}
+        free_near = [t for t in free if id(t) in close]
         if any(t.kind == q.kind for t in owned):  # the drug's values, and values of no drug
-            close = {id(t) for t in nearby}  # a dose is specific; "twice a day" is not
-            free = [t for t in free if t.kind == "dose" or id(t) in close]
-            stated = nearby = owned + free
+            stated = nearby = owned + [t for t in free if t.kind == "dose"] + free_near
         if any(quantities_agree(q, t) for t in stated) or any(_asr_variant(q, t) for t in nearby):
             analysis.accounted.append((q.start, q.end))
             continue
-        if about_drug:
-            rivals = owned
+        if about_drug:  # the drug's own values; else values of no drug where it is discussed
+            rivals = (
+                owned
+                if any(t.kind == q.kind for t in owned)
+                else [t for t in free_near if t.kind != "dose"]  # a bare dose is often another's
+            )
+        elif q.kind in ("vital", "percent"):  # the unit names the measure
+            rivals = nearby
         else:
             near_words = words_around(analysis, q)
             rivals = [t for u in window if near_words & u.tokens for t in facts.quantities[u.index]]
@@ -66,6 +75,10 @@ def check_quantities(
     return None
 
 
+#: How many sentences from a mention of the drug a value said of no drug may be its value.
+FREE_REACH = 12
+#: How many sentences without a drug a drug named before still owns their values.
+CARRY = 2
 #: Words a value's neighbourhood shares with too many sentences to tie it to one thing.
 _GENERIC_NEAR = frozenset(
     stem(w)
@@ -129,23 +142,33 @@ def drug_quantities(
     sentence, or, when its sentence names none, to the last drug of the previous sentence
     ("lasix 80 milligrams once a day ... carvedilol 25 milligrams twice a day": "twice"
     belongs to carvedilol); a value with neither ("the new prescription will be for four
-    milligrams") belongs to none."""
+    milligrams") belongs to none, and is returned when said within :data:`FREE_REACH`
+    sentences of one naming the drug."""
     drugs = [m for m in analysis.mentions if "drug" in m.kinds]
     before = [m for m in drugs if m.start <= near]
     wanted = set((before[-1] if before else drugs[0]).canonical)
     owned: list[Quantity] = []
-    free: list[Quantity] = []
+    free: list[tuple[int, Quantity]] = []
+    spoken_of: list[int] = []  # sentences naming the drug
     carried: ConceptMention | None = None
-    for mentions, quantities in zip(facts.mentions, facts.quantities, strict=True):
+    since = 0  # sentences since the carried drug was named
+    for i, (mentions, quantities) in enumerate(zip(facts.mentions, facts.quantities, strict=True)):
         named = sorted((m for m in mentions if "drug" in m.kinds), key=lambda m: m.start)
+        if any(wanted & set(m.canonical) for m in named):
+            spoken_of.append(i)
         for q in quantities:
             owner = next((m for m in reversed(named) if m.start <= q.start), carried)
             if owner is None:
-                free.append(q)
+                free.append((i, q))
             elif wanted & set(owner.canonical):
                 owned.append(q)
-        carried = named[-1] if named else None  # carried one sentence, no further
-    return owned, free
+        since = 0 if named else since + 1
+        if named:
+            carried = named[-1]
+        elif since > CARRY:  # "and the lisinopril ? — yes . — 20 milligrams .", no further
+            carried = None
+    reach = [q for i, q in free if any(abs(i - j) <= FREE_REACH for j in spoken_of)]
+    return owned, reach
 
 
 def drug_context(

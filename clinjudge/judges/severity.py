@@ -85,11 +85,12 @@ _COUNSEL = re.compile(
     re.I,
 )
 #: Vital signs by name: a test result even when a drug word sits in them ("O2 saturation").
-_VITAL = re.compile(r"\b(?:o2|oxygen)\s+sat\w*|\bsat(?:uration)?s?\b|\bpulse ox\w*|\bspo2\b", re.I)
+_VITAL = re.compile(
+    r"\b(?:o2|oxygen)\s+sat\w*|\bsaturations?\b|\bsats\b|\bpulse ox\w*|\bspo2\b", re.I
+)
 #: A test or visit arranged for later ("repeat A1c in 3 months", "recheck labs"): a plan item.
 _ARRANGED = re.compile(
-    r"\b(?:repeat|recheck|re-check|reassess|follow[- ]?up|return|see (?:her|him|you) back)\b"
-    r"|\bin (?:\d+|one|two|three|four|five|six|a few) (?:days?|weeks?|months?|years?)\b",
+    r"\b(?:repeat|recheck|re-check|reassess|follow[- ]?up|return|see (?:her|him|you) back)\b",
     re.I,
 )
 _FINDING_KINDS = frozenset({"finding", "disease", "symptom"})

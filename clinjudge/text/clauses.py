@@ -12,7 +12,8 @@ from clinjudge.text.quantities import Quantity
 #: A boundary between two statements: a full stop or semicolon, a comma before a conjunction
 #: or a new subject, or "and"/"but" before a new subject.
 CLAUSE_BREAK = re.compile(
-    r"[.;]|,\s*(?:and|but|so|then|while|which|who|she|he|they|we|i|the|her|his)\b"
+    r";|\.(?=\s+[A-Z]|\s*$)"  # a full stop, not a decimal point or "p.o. b.i.d."
+    r"|,\s*(?:and|but|so|then|while|which|who|she|he|they|we|i|the|her|his)\b"
     r"|\b(?:and|but)\s+(?:she|he|they|we|i|the\s+(?:patient|physician|doctor))\b",
     re.I,
 )
@@ -24,7 +25,8 @@ def clause_around(text: str, start: int, end: int) -> tuple[int, int]:
     left, right = 0, len(text)
     for m in CLAUSE_BREAK.finditer(text):
         if m.end() <= start:
-            left = m.end() if m.group().strip() in (".", ";") else m.start() + 1
+            text_of = m.group()
+            left = m.end() if text_of.strip() in (".", ";") else m.start() + text_of.startswith(",")
         elif m.start() >= end:
             right = m.start()
             break

@@ -53,8 +53,9 @@ _NEG_PRE = rf"""
 _NEG_POST = r"""
     \b(?:negative|none|nil|absent|resolved)\b
   | \b(?:was|were|been|is|are)?\s*ruled\s+out\b
-  | \bnot\s+(?:present|seen|noted|found|detected|appreciated|elicited)\b
-  | \bbut\s+no\b
+  | \bnot\s+(?:present|seen|noted|found|detected|appreciated|elicited|heard)\b
+    (?:\s+(?:during|on|upon|at|in|with|throughout|bilaterally)\b[^,.;]*)?
+  | \bbut\s+no\b(?=\s*(?:[.?!]|$))
 """
 _NEG_SELF = r"\b(?:nkda|nka|nkfa)\b"
 _PSEUDO = r"""
@@ -159,13 +160,8 @@ def _walk(tokens, start_i, step, stops_at, max_words, limit_one=False) -> tuple[
     return (first[0], last[1]) if step > 0 else (last[0], first[1])
 
 
-#: Words that may follow a closing negation in its clause ("bruits were not appreciated
-#: during the exam", "murmurs not heard on auscultation").
-_TRAILING = frozenset({"during", "on", "upon", "at", "in", "with", "throughout", "bilaterally"})
-
-
 def _clause_final(tokens, i: int) -> bool:
-    return i >= len(tokens) or tokens[i][2] in _STOPS or tokens[i][2] in {",", *_TRAILING}
+    return i >= len(tokens) or tokens[i][2] in _STOPS or tokens[i][2] == ","
 
 
 def _scopes_for(low, tokens, pre, post, pseudo, stops_at, back_stops_at, max_words, one_word=None):
