@@ -1,10 +1,12 @@
 """The omission judge against reviewers' fact labels (issue 14): ``bench/omission_labels/``.
 
-Three ACI-Bench test3 encounters (D2N171, D2N185, D2N197) with their GPT-4 notes, each
-labelled twice, independently, by the written guide ``GUIDE.md``: every fact the judge listed
-at labelling time (``facts.jsonl``: id, category, fact, transcript quote; the judge's statuses
-were hidden) marked valid or not, and if valid covered / contradicted / omitted and critical /
-routine; then up to 10 omitted facts the list missed (``missed``).
+ACI-Bench test3 encounters, each with the note of one system (``system.txt``; GPT-4 when
+absent: D2N171, D2N185, D2N197 were the first three), each labelled twice, independently, by
+the written guide ``GUIDE.md``: every fact the judge listed at labelling time
+(``facts.jsonl``: id, category, fact, transcript quote; the judge's statuses were hidden)
+marked valid or not, and if valid covered / contradicted / omitted and critical / routine;
+then up to 10 omitted facts the list missed (``missed``). ``omission_labels/prepare.py``
+prepares an encounter.
 
 The current judge is re-run on the same note; its facts are matched to the labelled ones by
 wording and transcript sentence (unmatched new facts are counted, unlabelled). Printed:
@@ -42,6 +44,20 @@ from clinjudge.metrics.agreement import cohen_kappa  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "omission_labels"
 ACI = Path(__file__).resolve().parents[2] / "shared" / "data" / "aci-bench"
+#: ``system.txt`` of a labelled encounter names the system whose note was labelled.
+NOTE_FILES = {"GPT-4": "GPT-4_test3.csv", "BART": "BART_large_clef_taskC_test3.csv"}
+
+
+def note_of(system: str, encounter: str) -> str:
+    """The ACI-Bench test3 note of ``system`` (a key of ``NOTE_FILES``) for ``encounter``."""
+    path = ACI / "model_notes" / NOTE_FILES[system]
+    with path.open(newline="", encoding="utf-8") as f:
+        return next(r["note"] for r in csv.DictReader(f) if r["encounter_id"] == encounter)
+
+
+def system_of(enc_dir: Path) -> str:
+    marker = enc_dir / "system.txt"
+    return marker.read_text(encoding="utf-8").strip() if marker.exists() else "GPT-4"
 
 
 def key(fact: str, quote: str) -> tuple[str, str]:
@@ -52,22 +68,21 @@ def main() -> None:
     reference = {
         i.id: i for i in load_aci_bench(ACI / "challenge_data" / "clef_taskC_test3.csv").items
     }
-    with (ACI / "model_notes" / "GPT-4_test3.csv").open(newline="", encoding="utf-8") as f:
-        gpt4 = {r["encounter_id"]: r["note"] for r in csv.DictReader(f)}
     judge = build_evaluator(
         "omission", BuildOptions(backend="offline", knowledge=KnowledgeBase.default())
     )
     t: collections.Counter[str] = collections.Counter()
     statuses: tuple[list[str], list[str]] = ([], [])
     ab: tuple[list[str], list[str]] = ([], [])
-    for enc_dir in sorted(p for p in HERE.iterdir() if p.is_dir()):
+    for enc_dir in sorted(p for p in HERE.iterdir() if (p / f"{p.name}.B.json").exists()):
         enc = enc_dir.name
         listed = [json.loads(x) for x in (enc_dir / "facts.jsonl").read_text().splitlines() if x]
         by_key = {key(f["fact"], f["transcript_quote"]): f["id"] for f in listed}
         labels = {
             lab: json.loads((enc_dir / f"{enc}.{lab}.json").read_text()) for lab in ("A", "B")
         }
-        item = Item(id=enc, transcript=reference[enc].transcript, note=gpt4[enc])
+        note = note_of(system_of(enc_dir), enc)
+        item = Item(id=enc, transcript=reference[enc].transcript, note=note)
         row = asyncio.run(judge.evaluate(item))
         current = row["facts"]
         matched = [(f, by_key.get(key(f["text"], f["quote"]))) for f in current]

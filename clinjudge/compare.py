@@ -13,7 +13,7 @@ import asyncio
 import datetime as dt
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from clinjudge import __version__
@@ -32,6 +32,20 @@ class CompareResult:
     files: list[Path]
 
 
+@dataclass
+class Judged:
+    """What a compare report is made of, per judge: rows (in item order), items whose call
+    raised, items to judge again, provenance and usage; ``not_judged``: items of the dataset
+    with no row yet (a report re-rendered from an unfinished run)."""
+
+    rows: dict[str, list[dict]]
+    failed: dict[str, dict[str, str]]
+    to_retry: dict[str, list[str]]
+    provenance: dict[str, dict]
+    usage: dict[str, dict]
+    not_judged: dict[str, list[str]] = field(default_factory=dict)
+
+
 async def run_compare(
     dataset: Dataset,
     judges: dict[str, Evaluator],
@@ -40,40 +54,90 @@ async def run_compare(
     concurrency: int = 4,
     progress: Callable[[str, int], Callable[[], None]] = lambda name, total: lambda: None,
     retry_failed: bool = True,
+    command: dict | None = None,
 ) -> CompareResult:
     """Run every judge over the dataset (resumably, :func:`clinjudge.run_dir.run_judges`) and
-    write the report files."""
+    write the report files. ``command`` (how to load the dataset and build the judges) is kept
+    in the run's manifest for ``clinjudge report``."""
     runs = await judge_dataset(
         dataset,
         judges,
         out_dir,
+        command=command,
         concurrency=concurrency,
         progress=progress,
         retry_failed=retry_failed,
     )
-    rows = {name: run.rows for name, run in runs.items()}
-    failed = {name: run.failed for name, run in runs.items()}
+    judged = Judged(
+        rows={name: run.rows for name, run in runs.items()},
+        failed={name: run.failed for name, run in runs.items() if run.failed},
+        to_retry={name: ids for name, run in runs.items() if (ids := run.to_retry())},
+        provenance={name: judge.provenance() for name, judge in judges.items()},
+        usage={name: u for name, judge in judges.items() if (u := judge.usage()) is not None},
+    )
+    return write_compare(dataset, judges, judged, out_dir)
+
+
+def write_compare(
+    dataset: Dataset, judges: dict[str, Evaluator], judged: Judged, out_dir: Path
+) -> CompareResult:
+    """``report.json``, ``report.md``, ``verdicts.jsonl``, the plots and ``report.html`` of
+    ``judged`` (the judges render rows; they make no call here)."""
+    rows = judged.rows
     report = {
         "dataset": dataset.name,
         "n_items": len(dataset.items),
         "skipped_items": [s.model_dump() for s in dataset.skipped],
         **compare_rows(judges, rows),
-        "failed_items": {n: f for n, f in failed.items() if f},
-        "items_to_retry": {n: ids for n, run in runs.items() if (ids := run.to_retry())},
+        "failed_items": judged.failed,
+        "items_to_retry": judged.to_retry,
         "failures": {n: f for n, j in judges.items() if (f := failure_summary(j, rows[n]))},
-        "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
+        "usage": judged.usage,
         "provenance": {
             "package_version": __version__,
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "dataset": dataset.provenance(),
-            "judges": {n: j.provenance() for n, j in judges.items()},
+            "judges": judged.provenance,
         },
     }
+    if judged.not_judged:
+        report["not_judged"] = judged.not_judged
     write_verdicts(out_dir / "verdicts.jsonl", judges, rows)
     kinds = {name: judge.kind for name, judge in judges.items()}
     files = write_compare_report(report, out_dir, flagged_claims(kinds, rows))
     page = write_compare_html(report, dataset.items, kinds, rows, out_dir)
     return CompareResult(report=report, files=[out_dir / "verdicts.jsonl", *files, page])
+
+
+def judged_on_disk(dataset: Dataset, judges: dict[str, Evaluator], out_dir: Path) -> Judged:
+    """The rows a run directory holds for ``dataset``'s items, with the provenance and usage
+    its last report recorded (else the manifest's judge identity): what ``clinjudge report``
+    renders without judging anything."""
+    from clinjudge.run_dir import RunDir
+    from clinjudge.runner import read_completed
+
+    run_dir = RunDir(out_dir)
+    manifest = run_dir.recorded()
+    last_report = out_dir / "report.json"
+    last = json.loads(last_report.read_text(encoding="utf-8")) if last_report.exists() else {}
+    recorded = last.get("provenance", {}).get("judges", {})
+    rows: dict[str, list[dict]] = {}
+    not_judged: dict[str, list[str]] = {}
+    for name in judges:
+        on_disk = read_completed(run_dir.rows_path(name), key="id")
+        rows[name] = [on_disk[item.id] for item in dataset.items if item.id in on_disk]
+        if missing := [item.id for item in dataset.items if item.id not in on_disk]:
+            not_judged[name] = missing
+    return Judged(
+        rows=rows,
+        failed={},
+        to_retry={
+            n: ids for n, r in rows.items() if (ids := [x["id"] for x in r if x.get("retry")])
+        },
+        provenance={n: recorded.get(n) or manifest.get("judges", {}).get(n, {}) for n in judges},
+        usage={n: u for n in judges if (u := last.get("usage", {}).get(n)) is not None},
+        not_judged=not_judged,
+    )
 
 
 def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> dict:
@@ -114,3 +178,7 @@ def write_verdicts(path: Path, judges: dict[str, Evaluator], rows: dict[str, lis
 
 def run_compare_sync(*args, **kwargs) -> CompareResult:
     return asyncio.run(run_compare(*args, **kwargs))
+
+
+def _to_retry(rows: dict[str, list[dict]]) -> dict[str, list[str]]:
+    return {n: ids for n, r in rows.items() if (ids := [x["id"] for x in r if x.get("retry")])}

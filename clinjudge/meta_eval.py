@@ -120,7 +120,8 @@ async def run_meta_eval(
     the plots. Top-level ``overall``/``by_type`` of the report are the *first* judge's.
 
     The first SOAP judge's claims are given to the other SOAP judges (as in ``compare``), so
-    they rate the same claims. A directory holding a run with other settings is refused."""
+    they rate the same claims. A run directory grows and resumes; one that would mix
+    configurations is refused, naming the setting (:class:`clinjudge.run_dir.RunDir`)."""
     from clinjudge.report.meta_eval_html import write_meta_eval_html
     from clinjudge.report.meta_eval_report import write_meta_eval_report
 

@@ -1,10 +1,13 @@
 """One run layer for ``compare`` and ``meta-eval``: a run directory and the loop that runs
 several judges over one list of items into it.
 
-A :class:`RunDir` holds ``run.json`` (the manifest: dataset digest, every judge's identity,
-package version — what must match for the run to be resumed) and ``runs/<judge>.jsonl`` (one
-row per item, keyed by ``id``, appended as items finish). Opening a directory that holds a run
-with other settings is refused, so a resumed run never mixes two configurations.
+A :class:`RunDir` holds ``run.json`` (the manifest: a digest of every item, every judge's
+identity, the package version, and the command that made it) and ``runs/<judge>.jsonl`` (one
+row per item, keyed by ``id``, appended as items finish). A run grows: a later command may add
+judges or items, or leave some out, and only what is new is judged; the manifest keeps the union.
+What would mix two configurations is refused, naming the setting that differs: a judge of the
+same name with another model, prompt or option, an item of the same id with other text, a
+dataset sharing no item with the run, another package version.
 
 :func:`run_judges` runs each judge in turn, resumably (:func:`clinjudge.runner.run_evaluator`):
 rows already on disk are not judged again, rows marked ``retry`` are. The first judge that
@@ -14,6 +17,7 @@ cuts claims (``shares_claims``) hands its claims to the others that do, through
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +29,7 @@ from clinjudge import __version__
 from clinjudge.datasets.items import Dataset, Item
 from clinjudge.errors import ConfigError
 from clinjudge.evaluators.base import Evaluator
-from clinjudge.runner import run_evaluator, run_mismatch
+from clinjudge.runner import read_completed, run_evaluator
 
 Progress = Callable[[str, int], Callable[[], None]]
 
@@ -40,30 +44,67 @@ class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.manifest = self.path / "run.json"
+        self.claims_from: str | None = None
 
     @staticmethod
     def identity(dataset: Dataset, judges: dict[str, Evaluator]) -> dict[str, Any]:
-        """What must match for a run directory to be resumed."""
+        """What must match for a run directory to be resumed or grown (module docstring)."""
         return {
             "dataset_sha256": dataset.sha256,
+            "items": {item.id: item_digest(item) for item in dataset.items},
             "judges": {name: judge.identity() for name, judge in judges.items()},
             "version": __version__,
         }
 
-    def open(self, identity: dict[str, Any]) -> RunDir:
-        """Claim the directory for a run of ``identity``: create it and write the manifest.
+    def recorded(self) -> dict[str, Any]:
+        """The manifest on disk (``{}`` when there is none).
 
         Raises:
-            ConfigError: it is a file, or holds a run with other settings.
+            ConfigError: it is not a run's JSON.
+        """
+        if not self.manifest.exists():
+            return {}
+        try:
+            found = json.loads(self.manifest.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            found = None
+        if not isinstance(found, dict):
+            raise ConfigError(f"{self.manifest} is not a clinjudge run manifest")
+        return found
+
+    def open(
+        self,
+        identity: dict[str, Any],
+        *,
+        cutter: str | None = None,
+        command: dict[str, Any] | None = None,
+    ) -> RunDir:
+        """Claim the directory for a run of ``identity``: create it, or grow the run it holds
+        (the manifest keeps the union of judges and items). The run's first ``cutter`` (the
+        first judge that cuts claims) stays the one whose claims the others are given, however
+        the run grows; ``command`` (how to load the dataset and build the judges again) is what
+        ``clinjudge report`` reads.
+
+        Raises:
+            ConfigError: it is a file, or holds a run that would mix (the reason named).
         """
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"--out is a file, not a directory: {self.path}")
-        if run_mismatch(self.manifest, identity):
-            raise ConfigError(
-                f"{self.path} holds a run with other settings; use another --out or delete it"
-            )
+        previous = self.recorded()
+        if why := run_conflict(previous, identity):
+            raise ConfigError(f"{self.path} holds another run: {why}; use another --out")
         self.path.mkdir(parents=True, exist_ok=True)
-        self.manifest.write_text(json.dumps(identity, indent=2), encoding="utf-8")
+        grown = {
+            **previous,
+            **identity,
+            "items": {**previous.get("items", {}), **identity["items"]},
+            "judges": {**previous.get("judges", {}), **identity["judges"]},
+            "claims_from": previous.get("claims_from") or cutter,
+        }
+        if command is not None:
+            grown["command"] = command
+        self.manifest.write_text(json.dumps(grown, indent=2), encoding="utf-8")
+        self.claims_from = grown["claims_from"]
         return self
 
     def kept(self) -> dict[str, int]:
@@ -78,6 +119,55 @@ class RunDir:
 
     def rows_path(self, judge: str) -> Path:
         return self.path / "runs" / f"{judge}.jsonl"
+
+
+def item_digest(item: Item) -> str:
+    """12 hex digits of SHA-256 over everything of an item a judge may read."""
+    blob = json.dumps(item.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+
+
+def run_conflict(previous: dict[str, Any], identity: dict[str, Any]) -> str | None:
+    """Why a run recorded as ``previous`` cannot be resumed or grown by ``identity`` (one
+    phrase naming the setting), or ``None`` when it can (module docstring)."""
+    if not previous:
+        return None
+    if previous.get("version") != identity["version"]:
+        return f"it was made by clinjudge {previous.get('version')}, this is {identity['version']}"
+    for name, judge in identity["judges"].items():
+        before = previous.get("judges", {}).get(name)
+        if before is not None and (where := first_difference(before, judge)):
+            key, old, new = where
+            return f"judge {name!r} ran with {key} {_short(old)}, now {_short(new)}"
+    old_items = previous.get("items")
+    if old_items is None:  # a manifest of an earlier version: the dataset file must match
+        if previous.get("dataset_sha256") != identity["dataset_sha256"]:
+            return "it judged another dataset file (another sha256)"
+        return None
+    shared = old_items.keys() & identity["items"].keys()
+    if old_items and identity["items"] and not shared:
+        return "it judged another dataset (no item id in common)"
+    changed = next(
+        (i for i in identity["items"] if i in shared and old_items[i] != identity["items"][i]), None
+    )
+    if changed is not None:
+        return f"item {changed!r} has other text than the run judged"
+    return None
+
+
+def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The dotted path of the first value that differs between two JSON values, with both."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in list(dict.fromkeys([*old, *new])):
+            if found := first_difference(old.get(key), new.get(key), f"{path}.{key}".lstrip(".")):
+                return found
+        return None
+    return None if old == new else (path or "settings", old, new)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_sources(dataset: Dataset, judges: dict[str, Evaluator]) -> None:
@@ -149,8 +239,11 @@ async def run_judges(
     meta-eval's judging of each distinct text once. ``retry_failed`` off keeps the rows of
     items whose calls failed instead of judging them again."""
     runs: dict[str, JudgeRun] = {}
-    given: dict[str, list[dict]] | None = None
-    for name, judge in judges.items():
+    given = claims_on_disk(run_dir, judges)
+    source = run_dir.claims_from
+    order = sorted(judges, key=lambda name: name != source)  # the run's cutter first
+    for name in order:
+        judge = judges[name]
         shares = getattr(judge, "shares_claims", False)
         runner_sees: Any = _Given(judge, given) if shares else judge
         path = run_dir.rows_path(name)
@@ -170,17 +263,32 @@ async def run_judges(
         )
         if shares and given is None:
             given = {row["id"]: row["claims"] for row in result.rows if "claims" in row}
-    return runs
+    return {name: runs[name] for name in judges}
+
+
+def claims_on_disk(run_dir: RunDir, judges: dict[str, Evaluator]) -> dict[str, list[dict]] | None:
+    """The claims of the run's cutter when it is not among ``judges`` (a judge added to a
+    finished run rates the claims the run's judges rated), else ``None``."""
+    source = run_dir.claims_from
+    if source is None or source in judges or not run_dir.rows_path(source).exists():
+        return None
+    rows = read_completed(run_dir.rows_path(source), key="id")
+    return {item_id: row["claims"] for item_id, row in rows.items() if "claims" in row}
 
 
 async def judge_dataset(
-    dataset: Dataset, judges: dict[str, Evaluator], out_dir: Path, **options: Any
+    dataset: Dataset,
+    judges: dict[str, Evaluator],
+    out_dir: Path,
+    command: dict[str, Any] | None = None,
+    **options: Any,
 ) -> dict[str, JudgeRun]:
     """Every judge over every item of ``dataset`` into the run directory ``out_dir``: sources
     checked, the directory claimed for this run (:meth:`RunDir.open`), then :func:`run_judges`
     with ``options`` (``concurrency``, ``progress``, ``wrap``, ``retry_failed``)."""
     check_sources(dataset, judges)
-    run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges))
+    cutter = next((n for n, j in judges.items() if getattr(j, "shares_claims", False)), None)
+    run_dir = RunDir(out_dir).open(RunDir.identity(dataset, judges), cutter=cutter, command=command)
     return await run_judges(dataset.items, judges, run_dir, **options)
 
 

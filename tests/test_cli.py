@@ -143,8 +143,46 @@ def test_compare_writes_report_and_resumes(dataset, tmp_path):
     assert again.exit_code == 0, again.output
     assert (out / "runs" / "lexical.jsonl").read_text() == before
     assert json.loads((out / "report.json").read_text())["judges"] == report["judges"]
-    # other settings into the same directory are refused
-    assert_one_line_error(run(*args, "--judges", "lexical"), "other settings")
+    # the run is rendered again without judging, in any format
+    (out / "report.md").unlink()
+    rendered = run("report", out, "--format", "json")
+    assert rendered.exit_code == 0, rendered.output
+    headlines = json.loads(rendered.stdout)
+    for name in ("lexical", "inference-aware"):
+        rate = report["judges"][name]["hallucination_rate"]
+        assert headlines[name]["hallucination_rate"]["value"] == rate
+    assert (out / "report.md").exists()
+    assert (out / "runs" / "lexical.jsonl").read_text() == before
+    # a run that would mix two datasets is refused, naming what differs
+    changed = tmp_path / "changed.csv"
+    changed.write_text(Path(dataset).read_text().replace("mild", "severe"))
+    refused = run("compare", changed, "--out", out, "--backend", "offline")
+    assert_one_line_error(refused, "item 'e1' has other text than the run judged")
+
+
+def test_a_finished_run_grows_by_a_judge_and_items(dataset, tmp_path):
+    out = tmp_path / "run"
+    first = run("compare", dataset, "--out", out, "--judges", "lexical", "--limit", "1")
+    assert first.exit_code == 0, first.output
+    lexical = (out / "runs" / "lexical.jsonl").read_text()
+    grown = run("compare", dataset, "--out", out, "--judges", "lexical,inference-aware")
+    assert grown.exit_code == 0, grown.output
+    assert (out / "runs" / "lexical.jsonl").read_text().startswith(lexical)  # e1 kept as is
+    report = json.loads((out / "report.json").read_text())
+    assert report["judges"]["inference-aware"]["n_notes"] == 2
+    assert report["judges"]["lexical"]["n_notes"] == 2
+    # the judges rate the same claims, the first one's included
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    claims = {
+        j: sorted((v["id"], v["claim_id"]) for v in verdicts if v["judge"] == j)
+        for j in ("lexical", "inference-aware")
+    }
+    assert claims["lexical"] == claims["inference-aware"]
+    # one judge may be reported alone; a judge the run never had is refused by name
+    alone = run("report", out, "--judges", "lexical", "--format", "tsv")
+    assert alone.exit_code == 0 and "inference-aware" not in alone.stdout
+    assert_one_line_error(run("report", out, "--judges", "cef"), "no judge 'cef' in the run")
+    assert_one_line_error(run("report", tmp_path / "nowhere"), "no such run directory")
 
 
 def test_compare_bad_input_is_one_line_exit_2(tmp_path, dataset):

@@ -265,7 +265,7 @@ async def test_resume_judges_only_what_is_missing(tmp_path, judge):
 
 async def test_another_configuration_in_the_same_directory_is_refused(tmp_path, judge):
     await run(tmp_path, {"scripted": judge})
-    with pytest.raises(ConfigError, match="other settings"):
+    with pytest.raises(ConfigError, match="holds another run: judge .scripted. ran with"):
         await run(tmp_path, {"scripted": ScriptedJudge("scripted", SCRIPT, version=2)})
 
 

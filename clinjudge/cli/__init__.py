@@ -3,6 +3,7 @@
 
     clinjudge judge --transcript t.txt --note n.txt [--mode inference-aware] [--json]
     clinjudge compare aci-demo --judges lexical,inference-aware --out runs/demo
+    clinjudge report runs/demo --format tsv
     clinjudge knowledge search "heart attack"
 
 Bad input exits with code 2 and a one-line reason on stderr, never a traceback.
@@ -20,6 +21,7 @@ from clinjudge.cli.inject import inject
 from clinjudge.cli.judge import judge
 from clinjudge.cli.knowledge import knowledge_app
 from clinjudge.cli.meta_eval import meta_eval
+from clinjudge.cli.report import report
 from clinjudge.cli.safety_case import safety_case
 from clinjudge.cli.serve import serve
 
@@ -39,6 +41,7 @@ app.command()(pairs)
 app.command()(gate)
 app.command()(inject)
 app.command("meta-eval")(meta_eval)
+app.command()(report)
 app.command("safety-case")(safety_case)
 app.command()(serve)
 app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")

@@ -97,24 +97,26 @@ def compare(
         check_choice(output_format, ("table", "tsv", "json"), "--format")
         from clinjudge.datasets.loader import resolve_source
 
-        resolve_source(dataset)  # a wrong path is one line before the judges load (seconds)
+        _, found = resolve_source(dataset)  # a wrong path is one line before the judges load
         from clinjudge.compare import run_compare_sync
-        from clinjudge.datasets import load_items
 
+        command = {
+            "dataset": str(found.resolve()) if Path(dataset).exists() else dataset,
+            "judges": judges,
+            "claims": claims,
+            "option": option or [],
+            "load": {
+                "limit": limit,
+                "transcript_column": source_column,
+                "note_column": text_column,
+                "id_column": id_column,
+                "strict": strict_items,
+            },
+        }
         evaluators = build_judges(
             judges, backend=backend, prompt=prompt, claims=claims, option=option
         )
-        needs_source = any(e.needs_source for e in evaluators.values())
-        data = load_items(
-            dataset,
-            limit=limit,
-            require_source=needs_source,
-            transcript_column=source_column,
-            note_column=text_column,
-            id_column=id_column,
-            column_options={"transcript": "--source-column", "note": "--text-column"},
-            strict=strict_items,
-        )
+        data = load_run_items(command, evaluators)
         warn_skipped(data)
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
         with interrupt_keeps(out, len(data.items)), progress_bars() as progress:
@@ -125,6 +127,7 @@ def compare(
                 concurrency=run_concurrency(evaluators, concurrency),
                 progress=progress,
                 retry_failed=retry_failed,
+                command=command,
             )
     dead = all_calls_failed(result.report, evaluators)
     if dead:  # one line: a table of judges that judged nothing says nothing more
@@ -134,6 +137,19 @@ def compare(
     else:
         print_headlines(result.report, output_format)
     exit_if_dead(dead)
+
+
+def load_run_items(command: dict, evaluators: dict):
+    """The dataset of a compare ``command`` (its path and loading options), checked for what
+    ``evaluators`` read."""
+    from clinjudge.datasets import load_items
+
+    return load_items(
+        command["dataset"],
+        require_source=any(e.needs_source for e in evaluators.values()),
+        column_options={"transcript": "--source-column", "note": "--text-column"},
+        **command["load"],
+    )
 
 
 def print_headlines(report: dict, output_format: str) -> None:

@@ -1,0 +1,90 @@
+"""``clinjudge report``: a compare run's reports rendered again from its directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clinjudge.cli.common import check_choice, one_line_errors, stdout
+from clinjudge.errors import ConfigError
+
+
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A directory written by `clinjudge compare`.")],
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="Summary printed: table (a terminal), tsv (judge, metric, value, 95% CI, n) "
+            "or json (each judge's headline numbers).",
+        ),
+    ] = "table",
+    judges: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated judges of the run to report (default: those of the last "
+            "compare into it)."
+        ),
+    ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(help="The dataset file, when it has moved since the run."),
+    ] = None,
+) -> None:
+    """Render report.json, report.md, verdicts.jsonl, the plots and report.html again from what
+    a compare run directory holds; nothing is judged and no model is called.
+
+    The dataset is loaded as the last `compare` into the directory loaded it; items it has no
+    row for yet are counted as not judged (the compare command judges them).
+
+    Example: `clinjudge compare aci-demo --out runs/demo`, then
+    `clinjudge report runs/demo --format tsv`.
+
+    Exit codes: 0 done; 2 not a run directory, or its dataset cannot be read.
+    """
+    with one_line_errors():
+        check_choice(output_format, ("table", "tsv", "json"), "--format")
+        from clinjudge.run_dir import RunDir
+
+        if not run_dir.is_dir():
+            raise ConfigError(f"{run_dir}: no such run directory")
+        manifest = RunDir(run_dir).recorded()
+        command = dict(manifest.get("command") or {})
+        if not command:
+            raise ConfigError(
+                f"{run_dir}: holds no compare run recorded by this version (run.json has no "
+                "command); run the same compare into it once"
+            )
+        if dataset is not None:
+            command["dataset"] = dataset
+        from clinjudge.datasets.loader import resolve_source
+
+        resolve_source(command["dataset"])
+        names = judges or command["judges"]
+        unknown = [n for n in names.split(",") if n.strip() not in manifest.get("judges", {})]
+        if unknown:
+            raise ConfigError(
+                f"{run_dir}: no judge {unknown[0].strip()!r} in the run "
+                f"(it has {', '.join(manifest.get('judges', {}))})"
+            )
+        from clinjudge.cli.common import build_judges
+        from clinjudge.cli.compare import load_run_items, print_compare_summary, print_headlines
+        from clinjudge.compare import judged_on_disk, write_compare
+
+        # rows are rendered, not judged: offline judges of the same names read them
+        evaluators = build_judges(
+            names, backend="offline", prompt=None, claims="auto", option=command["option"]
+        )
+        data = load_run_items(command, evaluators)
+        result = write_compare(data, evaluators, judged_on_disk(data, evaluators, run_dir), run_dir)
+    if output_format == "table":
+        print_compare_summary(result.report, result.files)
+    else:
+        print_headlines(result.report, output_format)
+    for name, ids in result.report.get("not_judged", {}).items():
+        stdout.print(
+            f"{name}: {len(ids)} of {result.report['n_items']} items not judged yet; "
+            "the compare command judges them"
+        )
