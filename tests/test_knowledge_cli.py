@@ -36,6 +36,29 @@ def test_build_then_search_json(cache):
     assert len(hits) == 3
     assert set(hits[0]) == {"concept_id", "preferred", "source", "kind", "score", "matched"}
     assert hits[0]["preferred"] == "myocardial infarction"
+    # several queries share one loading; the index's queries run on its ONNX export, whose
+    # vectors are sentence-transformers' own
+    many = run("search", "heart attack", "zestril", "--k", "2", "--json", *small)
+    assert many.exit_code == 0, many.output
+    by_query = json.loads(many.stdout)
+    assert list(by_query) == ["heart attack", "zestril"]
+    assert by_query["heart attack"][0]["preferred"] == "myocardial infarction"
+    onnx = list(Path(cache).glob("index-*/encoder.onnx"))
+    assert len(onnx) == 1
+
+
+def test_the_onnx_query_encoder_gives_sentence_transformers_vectors(tmp_path):
+    from clinjudge.knowledge.index import load_encoder, model_path
+    from clinjudge.knowledge.onnx_encoder import OnnxEncoder, export_onnx, exportable
+
+    folder = model_path()
+    assert exportable(folder)
+    export_onnx(folder, tmp_path / "encoder.onnx")
+    texts = ["heart attack", "Zestril 10 mg daily", "hypertension " * 300, "a"]
+    mine = OnnxEncoder(folder, tmp_path / "encoder.onnx").encode(texts, batch_size=3)
+    theirs = load_encoder().encode(texts, normalize_embeddings=True)
+    assert mine.shape == theirs.shape
+    assert (mine * theirs).sum(axis=1).min() > 0.9999  # truncation at 256 tokens included
 
 
 def test_stats_json_and_text(cache):

@@ -26,6 +26,8 @@ def test_key_normalises_case_punctuation_plurals_possessives_hyphens():
     assert singular("virus") == "virus" and singular("analysis") == "analysis"
     assert singular("diabetes") == singular("diabete")  # symmetric, not linguistic
     assert singular("boxes") == "box" and singular("allergies") == "allergy"
+    assert singular("headaches") == "headache" and singular("branches") == "branch"
+    assert singular("aches") == "ache" and singular("reaches") == "reach"
 
 
 def test_tokenize_offsets_and_segments():

@@ -275,3 +275,66 @@ def test_a_question_about_several_habits_is_answered_item_by_item(kb):
     }
     assert statuses["no recreational drug use"] == "covered"  # "Illicit drug use: Never."
     assert statuses["alcohol use"] == "covered" and statuses["tobacco use"] == "covered"
+
+
+def facts_of(kb, visit: str):
+    transcript = build_transcript_facts(parse_transcript(visit), kb, dense=False)
+    return transcript, by_text(visit_facts(transcript, kb))
+
+
+def test_what_is_not_the_patients_gives_no_fact(kb):
+    visit = (
+        "[doctor] watch for low sugars , weak , shaky , sweaty .\n"
+        "[doctor] even the wheat bread , try to cut down on the slices you eat per day .\n"
+        "[patient] i think my fourth cousin has scoliosis .\n"
+        "[doctor] how is everyone , other than being sick for your sister ?\n"
+        "[doctor] rate the headache at zero no pain ten the worst pain ever .\n"
+        "[doctor] and how about your blood pressure ?\n"
+        "[patient] i hardly drink , drink any sodas .\n"
+        "[doctor] inflammation can do that .\n"
+    )
+    _, found = facts_of(kb, visit)
+    for word in ("shaky", "sweaty", "wheat", "scoliosis", "sick", "pain", "blood pressure"):
+        assert not any(word in text for text in found), (word, sorted(found))
+    assert not any("drink" in text or "inflammation" in text for text in found)
+
+
+def test_a_condition_allergy_is_history_and_a_drug_allergy_stays_critical(kb):
+    visit = (
+        "[patient] i take claritin for allergies .\n"
+        "[patient] and i'm allergic to penicillin , i get hives .\n"
+    )
+    _, found = facts_of(kb, visit)
+    assert found["allergies"].category == "history"
+    assert found["allergies"].importance == "routine"
+    assert found["penicillin"].category == "allergy"
+    assert found["penicillin"].importance == "critical"
+
+
+def test_findings_the_clinician_examines_are_critical_in_their_own_statement(kb):
+    visit = (
+        "[doctor] your blood pressure is fine at 118/77 and on your right ankle i do see some "
+        "edema .\n"
+        "[doctor] okay so pain with lumbar flexion alright .\n"
+        "[doctor] you have high blood pressure , so we will check it again .\n"
+    )
+    _, found = facts_of(kb, visit)
+    assert found["edema"].importance == "critical"  # "fine" is said of the blood pressure
+    assert found["edema"].why_critical == "abnormal exam finding"
+
+
+def test_a_drug_class_and_a_named_panel_carry_the_drug_and_the_labs(kb):
+    visit = (
+        "[doctor] let's avoid ibuprofen and use tylenol instead .\n"
+        "[doctor] we'll get the labs today .\n"
+        "[doctor] any headaches or dizziness ?\n[patient] headaches or dizziness , no .\n"
+    )
+    transcript, found = facts_of(kb, visit)
+    assert {"no headaches", "no dizziness"} <= set(found)
+    note = "Avoid NSAIDs; acetaminophen instead. CBC, CMP and A1C ordered."
+    statuses = {
+        c.fact.text: c.status for c in check_facts(list(found.values()), note, transcript, kb)
+    }
+    assert statuses["ibuprofen"] == "covered"
+    assert statuses["labs"] == "covered"
+    assert statuses["no headaches"] == "omitted"

@@ -68,6 +68,10 @@ def _ctx(sentence: str, term: str) -> str | None:
         ("not only chest pain but also fever", "chest pain", False),
         ("No change in chest pain.", "chest pain", False),
         ("i'm not sure if it's a fever", "fever", False),
+        # a verbless list answered by a final "no" denies every item
+        ("headaches or dizziness , no .", "headaches", True),
+        ("fever , chills , no", "chills", True),
+        ("i had a fever , no .", "fever", False),
         # scope length: a long list item ends the scope
         (
             "no fever since i started taking the new medication last week and the rash",

@@ -130,11 +130,18 @@ def one_line_errors():
         raise typer.Exit(2) from None
 
 
-def read_text_file(path: Path, what: str) -> str:
+def require_file(path: Path, what: str) -> Path:
+    """``path`` when it is an existing file, else a one-line error — checked before any heavy
+    import, so a typo costs no more than ``--help``."""
     if not path.exists():
         raise UsageError(f"{what} file not found: {path}")
     if path.is_dir():
         raise UsageError(f"{what} path is a directory, not a file: {path}")
+    return path
+
+
+def read_text_file(path: Path, what: str) -> str:
+    require_file(path, what)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

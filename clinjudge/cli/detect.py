@@ -27,6 +27,7 @@ from clinjudge.cli.common import (
     exit_if_dead,
     one_line_errors,
     progress_bars,
+    require_file,
     stderr,
     stdout,
 )
@@ -95,6 +96,7 @@ def detect(
             check_choice(baseline, ("always-error", "never-error", "random"), "--baseline")
         if prompt_file is not None and not prompt_file.is_file():
             raise UsageError(f"prompt file not found: {prompt_file}")
+        require_file(Path(dataset), "dataset")
         from clinjudge.datasets.medec import load_pair_dataset
 
         data = load_pair_dataset(

@@ -83,6 +83,9 @@ def inject(
     """
     with one_line_errors():
         check_choice(backend, ("offline", "llm"), "--backend")
+        from clinjudge.datasets.loader import resolve_source
+
+        resolve_source(dataset)  # a wrong path is one line before the heavy imports
         from clinjudge.datasets import load_items
         from clinjudge.inject.outputs import InjectFiles, run_offline, run_provenance
         from clinjudge.inject.taxonomy import select_types

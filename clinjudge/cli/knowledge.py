@@ -78,24 +78,41 @@ def build(
 
 @knowledge_app.command()
 def search(
-    text: Annotated[str, typer.Argument(help="Query text.")],
+    texts: Annotated[
+        list[str], typer.Argument(help="Query text; several queries share one loading.")
+    ],
     k: Annotated[int, typer.Option("--k", min=1, help="Number of hits.")] = 5,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print JSON: the hits of one query, or an object of hits per query.",
+        ),
+    ] = False,
     snomed: SnomedOption = None,
     extra: ExtraOption = None,
     cache_dir: CacheOption = None,
     sources: SourcesOption = None,
 ) -> None:
-    """Hybrid (exact + semantic) concept search."""
+    """Hybrid (exact + semantic) concept search.
+
+    Example: `clinjudge knowledge search "heart attack" "sugar" "zestril"` (the knowledge base
+    loads once, about as long as `--help`; each query then takes milliseconds).
+    """
     with one_line_errors():
-        if not text.strip():
-            raise UsageError("the search text is empty")
-    hits = _load(cache_dir, extra, snomed, sources).search(text, k=k)
+        if not all(text.strip() for text in texts):
+            raise UsageError("a search text is empty")
+    kb = _load(cache_dir, extra, snomed, sources)
+    found = {text: kb.search(text, k=k) for text in texts}
     if as_json:
-        typer.echo(json.dumps([asdict(h) for h in hits], indent=2))
+        hits = {text: [asdict(h) for h in found[text]] for text in texts}
+        typer.echo(json.dumps(hits[texts[0]] if len(texts) == 1 else hits, indent=2))
         return
-    for h in hits:
-        typer.echo(f"{h.score:.3f}  {h.concept_id:<24} {h.preferred}  [{h.kind}; {h.matched}]")
+    for text in texts:
+        if len(texts) > 1:
+            typer.echo(f"== {text}")
+        for h in found[text]:
+            typer.echo(f"{h.score:.3f}  {h.concept_id:<24} {h.preferred}  [{h.kind}; {h.matched}]")
 
 
 @knowledge_app.command()

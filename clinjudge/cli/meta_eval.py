@@ -30,6 +30,7 @@ from clinjudge.cli.common import (
     one_line_errors,
     print_run_failures,
     progress_bars,
+    require_file,
     run_concurrency,
     stdout,
 )
@@ -71,6 +72,7 @@ def meta_eval(
     with one_line_errors():
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
+        require_file(pairs, "pair")
         from clinjudge.inject.pairs import read_pairs
         from clinjudge.meta_eval import run_meta_eval_sync
 

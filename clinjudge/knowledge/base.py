@@ -24,9 +24,11 @@ from clinjudge.knowledge import cache
 from clinjudge.knowledge.concept import Concept, Hit, Mention
 from clinjudge.knowledge.index import (
     DEFAULT_MODEL,
+    SELECTION_VERSION,
     ConceptIndex,
     index_manifest,
     select_surfaces,
+    surfaces_digest,
 )
 from clinjudge.knowledge.lexicon import Lexicon, build_lexicon
 from clinjudge.knowledge.normalize import key
@@ -216,9 +218,25 @@ class KnowledgeBase:
 
     # -- semantic search ---------------------------------------------------------------------
     def _index_manifest(self) -> dict[str, Any]:
-        if self._surfaces is None:
-            self._surfaces = select_surfaces(self.lexicon.concepts)
-        return index_manifest(*self._surfaces, self.model)
+        """What the semantic index embeds (a digest of the surface forms), the model and the
+        libraries. The digest is a function of the lexicon alone, so it is kept beside the
+        lexicon's pickle (``lexicon-<digest>.surfaces.json``) rather than recomputed on every
+        load (selecting the forms takes seconds)."""
+        memo = self.root / f"lexicon-{cache.digest(self.manifest)}.surfaces.json"
+        found = cache.read_json(memo)
+        if not isinstance(found, dict) or found.get("selection") != SELECTION_VERSION:
+            self._surfaces = self._surfaces or select_surfaces(self.lexicon.concepts)
+            texts, owners = self._surfaces
+            found = {
+                "surfaces": surfaces_digest(texts, owners),
+                "count": len(texts),
+                "selection": SELECTION_VERSION,
+            }
+            try:
+                cache.write_json(memo, found)
+            except OSError as exc:
+                log.warning("knowledge cache not written (%s): %s", memo, exc)
+        return index_manifest(found["surfaces"], found["count"], self.model)
 
     @property
     def index_dir(self) -> Path:
@@ -235,7 +253,8 @@ class KnowledgeBase:
             if cache.read_json(directory / ConceptIndex.MANIFEST_FILE) == manifest:
                 self._index = ConceptIndex.load(directory, self.model)
             else:
-                texts, owners = self._surfaces or ([], [])
+                self._surfaces = self._surfaces or select_surfaces(self.lexicon.concepts)
+                texts, owners = self._surfaces
                 detail = f"{len(texts):,} terms, {self.model}; per model and vocabulary"
                 with cache.announced("index", detail):
                     self._index = ConceptIndex.build(
@@ -368,7 +387,7 @@ def remove_stale_lexicons(root: Path, keep: Path, manifest: dict[str, Any]) -> l
         except (OSError, ValueError):
             continue  # no readable manifest: not ours to judge
         if _selection(other) == selection:
-            for path in (old, old.with_suffix(".json")):
+            for path in (old, old.with_suffix(".json"), old.with_suffix(".surfaces.json")):
                 path.unlink(missing_ok=True)
             removed.append(old)
     return removed

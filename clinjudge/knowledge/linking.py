@@ -24,8 +24,6 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.cluster.hierarchy import DisjointSet
-
 from clinjudge.knowledge.concept import TERM_PREFIX, Concept
 from clinjudge.knowledge.normalize import key
 
@@ -72,6 +70,8 @@ class _Linker:
         self.surface_index = surface_index
         self.primary_keys = primary_keys
         self.pos = {c.id: i for i, c in enumerate(concepts)}
+        from scipy.cluster.hierarchy import DisjointSet  # only when linking (not on load)
+
         self.ds = DisjointSet(range(len(concepts)))
         self.reference = [c.kind not in _NOT_REFERENCE for c in concepts]
 

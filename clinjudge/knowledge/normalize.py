@@ -8,7 +8,8 @@ stripping, accent folding) is symmetric and cannot cause a miss. Rules, in order
    hyphens, slashes and apostrophes split tokens (``x-ray`` -> ``x ray``, ``s/p`` -> ``s p``);
 3. number words one..ten become digits (``type two`` -> ``type 2``);
 4. a conservative plural rule per token of >= 4 characters: ``-ies`` -> ``-y``;
-   ``-(s|x|z|ch|sh)es`` -> drop ``es``; otherwise a final ``s`` is dropped unless the word ends in
+   ``-aches`` -> ``-ache`` (``headaches``); ``-(s|x|z|ch|sh)es`` -> drop ``es``; otherwise a
+   final ``s`` is dropped unless the word ends in
    ``ss``, ``us`` or ``is`` (``ribs`` -> ``rib``, ``diabetes`` -> ``diabete``, ``virus`` stays);
    an upper-case acronym with a plural ``s`` loses it (``UTIs`` -> ``uti``).
 
@@ -53,6 +54,8 @@ def singular(token: str) -> str:
         return token[:-3] + "y"
     if token.endswith("es") and token[-3] in "sxz":
         return token[:-2]
+    if token.endswith("aches") and not token.endswith(("eaches", "oaches")):
+        return token[:-1]  # "headaches" -> "headache", as "aches" -> "ache"
     if token.endswith(("ches", "shes")):
         return token[:-2]
     if token.endswith("s") and not token.endswith(("ss", "us", "is")):

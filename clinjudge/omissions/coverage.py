@@ -9,7 +9,8 @@ and polarity p (denied / affirmed):
 
     matches  = note mentions sharing a class with C, or whose surface the knowledge base relates
                to the fact's as another name of it (:data:`CARRYING_RELATIONS`: brand/generic,
-               abbreviation, lay term)
+               abbreviation, lay term) or, for a drug or an ordered test, a wider name of it
+               (:data:`WIDER_NAMES`: the drug's class, the test's kind)
     covered       ⇔ some match has polarity p; or, with no match, the fact's content words all
                     stand in one note sentence, or p is denied and the note says the review of
                     systems is otherwise negative ("ROS: negative except as above", "denies any
@@ -29,7 +30,9 @@ covered only by a note sentence that names an allergy (or an "Allergies" section
 listed among the medications does not record it; a statement about allergies as such ("no
 allergies") by any note sentence recording allergies ("NKDA").
 
-**Plan facts** are covered by any note sentence of their kind: a return precaution
+Laboratory work in general ("labs", "blood work") is covered by any note sentence naming
+laboratory tests (:data:`GENERIC_LABS`). **Plan facts** are covered by any note sentence of
+their kind: a return precaution
 (:func:`~clinjudge.grounding.critical_items.is_precaution`), a follow-up (the note wording
 of :data:`~clinjudge.grounding.plan_items.PLAN_KINDS` ``follow-up``).
 """
@@ -58,6 +61,20 @@ Status = Literal["covered", "contradicted", "omitted"]
 #: Relations through which a note's wording carries a visit's concept: names of one thing
 #: (is-a, cross-references and siblings are not: "tingling" does not record "edema").
 CARRYING_RELATIONS = frozenset({"same_as", "brand_of", "expands_to", "lay_for"})
+#: Classes that name laboratory work in general ("labs", "blood work"), and the words of a
+#: note that name some (a panel, a count, a common assay, or the word itself).
+GENERIC_LABS = frozenset({"CUR:laboratory test", "CUR:blood test"})
+_LAB_WORDS = re.compile(
+    r"\b(?:labs?|laboratory|blood (?:work|tests?|draw)|bloodwork|cbc|cmp|bmp|panel|a1c|hba1c|"
+    r"lipids?|tsh|metabolic|blood count|urinalysis)\b",
+    re.I,
+)
+#: Per category, the wider names that also carry a fact: a drug's class ("avoid NSAIDs"
+#: carries "avoid ibuprofen"), a test's kind ("blood work" carries "labs").
+WIDER_NAMES: dict[str, frozenset[str]] = {
+    "medication": frozenset({"in_class"}),
+    "plan": frozenset({"is_a"}),
+}
 _NO_KNOWN_ALLERGY = re.compile(r"\b(?:nkda|nka|nkfa)\b", re.I)
 _BLANKET_ROS = re.compile(
     r"\b(?:otherwise negative|all other systems?(?: (?:were|are))?(?: reviewed)?(?: and)?"
@@ -135,10 +152,8 @@ class NoteView:
         found = [m for m in self.mentions if m.canonical & classes]
         if found or not fact.surface:
             return found
-        return [m for m in self.mentions if self._related(fact.surface, m.surface)]
-
-    def _related(self, a: str, b: str) -> bool:
-        return self.kb.related(a, b) in CARRYING_RELATIONS
+        carrying = CARRYING_RELATIONS | WIDER_NAMES.get(fact.category, frozenset())
+        return [m for m in self.mentions if self.kb.related(fact.surface, m.surface) in carrying]
 
     def first(self, test) -> int:  # noqa: ANN001 - a predicate over NoteSentence
         return next((i for i, s in enumerate(self.sentences) if test(s)), -1)
@@ -164,6 +179,10 @@ def check_fact(fact: VisitFact, view: NoteView, transcript: TranscriptFacts) -> 
         if i < 0:
             return _omitted(fact)
         return _result(fact, "covered", view.sentences[i], "the note records allergies")
+    if set(fact.canonical) & GENERIC_LABS and fact.polarity == "affirmed":
+        i = view.first(lambda s: bool(_LAB_WORDS.search(s.text)))
+        if i >= 0:  # "labs today" is carried by "CBC, CMP and A1C ordered"
+            return _result(fact, "covered", view.sentences[i], "the note names laboratory tests")
     matches = view.matches(fact)
     if fact.category == "allergy":
         matches = [m for m in matches if _records_allergy(view.sentences[m.sentence])]

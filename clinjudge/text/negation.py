@@ -208,6 +208,8 @@ def _analyse(sentence: str) -> _Scopes:
         _RX["non"],
     )
     neg.extend(m.span() for m in _RX["neg_self"].finditer(low))
+    if (listed := _LIST_THEN_NO.match(low)) and not _PERSON.search(listed.group(1)):
+        neg.append(listed.span(1))  # "headaches or dizziness , no ."
     k = MAX_CONTEXT_ITEM_WORDS
     fam = _scopes_for(low, tokens, _RX["fam_pre"], _RX["fam_post"], None, ctx_term, ctx_term, k)
     hyp = _scopes_for(low, tokens, _RX["hyp_pre"], None, None, ctx_term, ctx_term, k)
@@ -215,6 +217,14 @@ def _analyse(sentence: str) -> _Scopes:
         low, tokens, _RX["hist_pre"], _RX["hist_post"], _RX["hist_pseudo"], ctx_term, ctx_term, k
     )
     return _Scopes(tuple(sorted(neg)), tuple(fam), tuple(hyp), tuple(hist))
+
+
+#: A short verbless list answered by a final "no" ("headaches or dizziness , no ."): the
+#: answer denies every item.
+_LIST_THEN_NO = re.compile(
+    r"^\W*((?:[a-z'/-]+\s*(?:,|or|and)?\s*){1,8}?)\s*,\s*(?:no|nope|none|neither|never)\s*[.!]?\s*$"
+)
+_PERSON = re.compile(r"\b(?:i|you|he|she|we|they|it|i'm|i've|have|had|has|is|was|am|are)\b")
 
 
 def negated_spans(sentence: str) -> list[tuple[int, int]]:
