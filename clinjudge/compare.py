@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clinjudge import __version__
+from clinjudge.compare_systems import system_rates
 from clinjudge.datasets.items import Dataset
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.judges.compare import paired_rates, verdict_flips
@@ -102,6 +103,8 @@ def write_compare(
     }
     if judged.not_judged:
         report["not_judged"] = judged.not_judged
+    if systems := system_rates(judges, rows, dataset.items):
+        report["systems"] = systems
     write_verdicts(out_dir / "verdicts.jsonl", judges, rows)
     kinds = {name: judge.kind for name, judge in judges.items()}
     files = write_compare_report(report, out_dir, flagged_claims(kinds, rows))

@@ -27,7 +27,7 @@ def test_the_model_key_follows_content_not_modification_time(tmp_path):
 
 
 def test_saving_an_index_removes_the_stale_copies(tmp_path):
-    from clinjudge.knowledge.base import remove_stale_indexes
+    from clinjudge.knowledge.cache import remove_stale_indexes
 
     for name in ("index-old1", "index-old2", "index-new", "lexicon-abc"):
         (tmp_path / name).mkdir()
@@ -40,7 +40,7 @@ def test_saving_an_index_removes_the_stale_copies(tmp_path):
 def test_a_new_lexicon_removes_older_ones_of_the_same_sources_only(tmp_path):
     import json
 
-    from clinjudge.knowledge.base import remove_stale_lexicons
+    from clinjudge.knowledge.cache import remove_stale_lexicons
 
     def lexicon(name, sources, code):
         (tmp_path / f"{name}.pkl").write_bytes(b"x")

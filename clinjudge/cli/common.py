@@ -131,8 +131,7 @@ def one_line_errors():
 
 
 def require_file(path: Path, what: str) -> Path:
-    """``path`` when it is an existing file, else a one-line error — checked before any heavy
-    import, so a typo costs no more than ``--help``."""
+    """``path`` if it is a file, else a one-line error (before any heavy import)."""
     if not path.exists():
         raise UsageError(f"{what} file not found: {path}")
     if path.is_dir():

@@ -18,6 +18,7 @@ from clinjudge.cli.common import (
     OptionOpt,
     PromptOpt,
     RetryOpt,
+    UsageError,
     all_calls_failed,
     build_judges,
     check_choice,
@@ -63,6 +64,21 @@ def compare(
         typer.Option(help="Column holding the judged text (e.g. automatic_summary)."),
     ] = None,
     id_column: Annotated[str | None, typer.Option(help="Column holding the item id.")] = None,
+    systems: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated note columns, one per system (e.g. reference,gpt4,bart): "
+            "every system's notes judged in one run, with per-system rates and paired "
+            "differences between systems over the same encounters."
+        ),
+    ] = None,
+    system_column: Annotated[
+        str | None,
+        typer.Option(
+            help="Column naming the system that wrote each row's note (one row per encounter "
+            "and system); as --systems otherwise."
+        ),
+    ] = None,
     concurrency: ConcurrencyOpt = 4,
     retry_failed: RetryOpt = True,
     strict_items: Annotated[
@@ -112,7 +128,11 @@ def compare(
                 "id_column": id_column,
                 "strict": strict_items,
             },
+            "systems": [s.strip() for s in systems.split(",")] if systems else None,
+            "system_column": system_column,
         }
+        if systems and (text_column or system_column):
+            raise UsageError("--systems names the note columns: drop --text-column/--system-column")
         evaluators = build_judges(
             judges, backend=backend, prompt=prompt, claims=claims, option=option
         )
@@ -143,13 +163,17 @@ def load_run_items(command: dict, evaluators: dict):
     """The dataset of a compare ``command`` (its path and loading options), checked for what
     ``evaluators`` read."""
     from clinjudge.datasets import load_items
+    from clinjudge.datasets.systems import load_system_columns
 
-    return load_items(
-        command["dataset"],
-        require_source=any(e.needs_source for e in evaluators.values()),
-        column_options={"transcript": "--source-column", "note": "--text-column"},
+    options = {
+        "require_source": any(e.needs_source for e in evaluators.values()),
+        "column_options": {"transcript": "--source-column", "note": "--text-column"},
         **command["load"],
-    )
+    }
+    if command.get("systems"):
+        options.pop("note_column")
+        return load_system_columns(command["dataset"], command["systems"], **options)
+    return load_items(command["dataset"], system_column=command.get("system_column"), **options)
 
 
 def print_headlines(report: dict, output_format: str) -> None:
@@ -213,6 +237,8 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
         kinds = {j.get("kind") for j in others.values()}
         said = [line for kind, line in WHAT_N_IS.items() if kind in kinds]
         stdout.print("n: what the number is over. " + " ".join(said) + " Exclusions: report.json.")
+    if report.get("systems"):
+        print_systems(report["systems"])
     for pair in report["paired"]:
         if pair["mean_rate_difference"] is not None:
             lo, hi = pair["ci95"]
@@ -223,6 +249,40 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
             )
     print_run_failures(report)
     stdout.print("wrote " + ", ".join(str(f) for f in files))
+
+
+def print_systems(systems: dict) -> None:
+    """Each judge's first headline number per system, and the pairs of systems whose paired
+    difference's interval excludes 0 (report.md lists every pair)."""
+    from rich.table import Table
+
+    table = Table(title="per system", header_style="bold")
+    for column in ("judge", "system", "notes", "metric", "value", "95% CI", "n"):
+        table.add_column(column)
+    for name, per in systems["by_system"].items():
+        for system, headline in per.items():
+            metric, h = next(((m, v) for m, v in headline.items() if isinstance(v, dict)), ("", {}))
+            lo, hi = h.get("ci95") or (None, None)
+            table.add_row(
+                name,
+                system,
+                str(headline["n_notes"]),
+                metric,
+                _metric(metric, h.get("value")),
+                "n/a" if lo is None else f"{_metric(metric, lo)}–{_metric(metric, hi)}",
+                str(h.get("n", "n/a")),
+            )
+    stdout.print(table)
+    apart = [
+        f"{p['a']} vs {p['b']} ({p['judge']})"
+        for p in systems["pairs"]
+        if p["ci95"] and (p["ci95"][0] > 0 or p["ci95"][1] < 0)
+    ]
+    stdout.print(
+        "systems apart (paired 95% CI excludes 0): "
+        + (", ".join(apart) or "none")
+        + "; every pair in report.md"
+    )
 
 
 #: Per judge kind: what its headline numbers are over, and their intervals.

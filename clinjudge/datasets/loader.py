@@ -30,6 +30,8 @@ TRANSCRIPT_COLUMNS: tuple[str, ...] = ("dialogue", "dialogues", "transcript", "s
 NOTE_COLUMNS: tuple[str, ...] = ("note", "summary", "section_text", "answer")
 ID_COLUMNS: tuple[str, ...] = ("encounter_id", "id", "text id")
 
+#: Between an encounter's id and its system's name in the id of a system's note.
+SYSTEM_SEP = "/"
 #: A bundled eval set is ``eval_sets/<name>/data.jsonl`` in the repository, next to the package.
 BUNDLED_FILE = "data.jsonl"
 
@@ -72,6 +74,7 @@ def load_items(
     require_source: bool = True,
     column_options: dict[str, str] | None = None,
     strict: bool = False,
+    system_column: str | None = None,
 ) -> Dataset:
     """Load a dataset of :class:`Item` from a bundled set name or a CSV / JSONL / JSON file.
 
@@ -79,7 +82,9 @@ def load_items(
     command-line option that sets each role's column (``{"transcript": "--source-column"}``),
     for the message when no column is found. ``limit`` keeps the first ``limit`` items (rows
     after them are not read, so not validated). ``strict``: a row that cannot be judged raises
-    instead of being skipped. The ``sha256`` is of the whole file.
+    instead of being skipped. The ``sha256`` is of the whole file. ``system_column``: rows
+    are the notes of several systems for the same encounters; an item's id is
+    ``<encounter>/<system>`` and its meta holds ``system`` and ``encounter``.
     """
     if limit is not None and limit < 1:
         raise DatasetError(f"{source}: limit must be at least 1, got {limit}")
@@ -99,6 +104,10 @@ def load_items(
                 require_source=require_source,
                 options=column_options or {},
             )
+            if system_column is not None:
+                columns.system = _pick(
+                    path, list(record.fields), "system", system_column, (), required=True
+                )
         try:
             if record.problem is not None or columns is None:
                 raise RowProblem(record.problem or "unreadable row")
@@ -153,6 +162,8 @@ class _Columns:
 
     def __init__(self, transcript: str | None, note: str, id_: str | None) -> None:
         self.transcript, self.note, self.id = transcript, note, id_
+        #: a column naming the system that wrote the row's note (one encounter, many rows)
+        self.system: str | None = None
 
     @classmethod
     def detect(
@@ -180,14 +191,20 @@ class _Columns:
     def item(self, record: Record) -> Item:
         """The row's item. Raises :class:`RowProblem`."""
         fields = record.fields
-        used = {self.transcript, self.note, self.id}
+        used = {self.transcript, self.note, self.id, self.system}
+        meta = {k: v for k, v in fields.items() if k not in used}
+        item_id = self._id(record)
+        if self.system is not None:
+            system = _text(record, self.system, "system")
+            meta |= {"system": system, "encounter": item_id}
+            item_id = f"{item_id}{SYSTEM_SEP}{system}"
         return Item(
-            id=self._id(record),
+            id=item_id,
             transcript=""
             if self.transcript is None
             else _text(record, self.transcript, "transcript"),
             note=_text(record, self.note, "note"),
-            meta={k: v for k, v in fields.items() if k not in used},
+            meta=meta,
         )
 
     def row_id(self, record: Record) -> str | None:

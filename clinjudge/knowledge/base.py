@@ -11,9 +11,7 @@ lay_for, has_symptom, in_class, is_a ...), and which concepts are nearest to a q
 from __future__ import annotations
 
 import itertools
-import json
 import logging
-import shutil
 import sys
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -116,7 +114,7 @@ class KnowledgeBase:
         try:
             cache.write_pickle(path, lexicon)
             cache.write_json(path.with_suffix(".json"), manifest)
-            remove_stale_lexicons(root, keep=path, manifest=manifest)
+            cache.remove_stale_lexicons(root, keep=path, manifest=manifest)
         except OSError as exc:  # a read-only cache must not stop the judge
             log.warning("knowledge cache not written (%s): %s", path, exc)
         return cls(lexicon, manifest, root, model)
@@ -266,7 +264,7 @@ class KnowledgeBase:
                 except OSError as exc:
                     log.warning("knowledge index not cached (%s): %s", directory, exc)
                 else:
-                    remove_stale_indexes(self.root, keep=directory)
+                    cache.remove_stale_indexes(self.root, keep=directory)
             if encoder is not None:
                 self._index._encoder = encoder
             return self._index
@@ -359,46 +357,6 @@ class KnowledgeBase:
                 "path": str(self.index_dir),
             },
         }
-
-
-def remove_stale_indexes(root: Path, keep: Path) -> list[Path]:
-    """Delete the other ``index-*`` directories of a cache root (each an earlier model or
-    vocabulary's ~48 MB index) once ``keep`` is saved; return what was removed."""
-    removed = []
-    for old in root.glob("index-*"):
-        if old.is_dir() and old.resolve() != keep.resolve():
-            shutil.rmtree(old, ignore_errors=True)
-            removed.append(old)
-    return removed
-
-
-def remove_stale_lexicons(root: Path, keep: Path, manifest: dict[str, Any]) -> list[Path]:
-    """Delete the other ``lexicon-*`` files built from the same selection of sources (same
-    source names, extra files and SNOMED release paths) — earlier code or data of one
-    vocabulary — once ``keep`` is saved; lexicons of other selections stay. Returns what was
-    removed."""
-    selection = _selection(manifest)
-    removed = []
-    for old in root.glob("lexicon-*.pkl"):
-        if old.resolve() == keep.resolve():
-            continue
-        try:
-            other = json.loads(old.with_suffix(".json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # no readable manifest: not ours to judge
-        if _selection(other) == selection:
-            for path in (old, old.with_suffix(".json"), old.with_suffix(".surfaces.json")):
-                path.unlink(missing_ok=True)
-            removed.append(old)
-    return removed
-
-
-def _selection(manifest: dict[str, Any]) -> tuple:
-    return (
-        tuple(manifest.get("sources") or ()),
-        tuple(sorted(manifest.get("extra") or {})),
-        tuple(sorted(manifest.get("snomed") or {})),
-    )
 
 
 def _opened(concepts: Iterator[Concept]) -> Iterator[Concept]:

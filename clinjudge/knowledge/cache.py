@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import sys
 import tempfile
 import time
@@ -171,3 +172,43 @@ def announced(what: str, detail: str) -> Iterator[None]:
     yield
     seconds = time.perf_counter() - started
     print(f"clinjudge: knowledge {what} built in {seconds:.0f} s", file=sys.stderr, flush=True)
+
+
+def remove_stale_indexes(root: Path, keep: Path) -> list[Path]:
+    """Delete the other ``index-*`` directories of a cache root (each an earlier model or
+    vocabulary's ~48 MB index) once ``keep`` is saved; return what was removed."""
+    removed = []
+    for old in root.glob("index-*"):
+        if old.is_dir() and old.resolve() != keep.resolve():
+            shutil.rmtree(old, ignore_errors=True)
+            removed.append(old)
+    return removed
+
+
+def remove_stale_lexicons(root: Path, keep: Path, manifest: dict[str, Any]) -> list[Path]:
+    """Delete the other ``lexicon-*`` files built from the same selection of sources (same
+    source names, extra files and SNOMED release paths) — earlier code or data of one
+    vocabulary — once ``keep`` is saved; lexicons of other selections stay. Returns what was
+    removed."""
+    selection = _selection(manifest)
+    removed = []
+    for old in root.glob("lexicon-*.pkl"):
+        if old.resolve() == keep.resolve():
+            continue
+        try:
+            other = json.loads(old.with_suffix(".json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # no readable manifest: not ours to judge
+        if _selection(other) == selection:
+            for path in (old, old.with_suffix(".json"), old.with_suffix(".surfaces.json")):
+                path.unlink(missing_ok=True)
+            removed.append(old)
+    return removed
+
+
+def _selection(manifest: dict[str, Any]) -> tuple:
+    return (
+        tuple(manifest.get("sources") or ()),
+        tuple(sorted(manifest.get("extra") or {})),
+        tuple(sorted(manifest.get("snomed") or {})),
+    )

@@ -64,9 +64,21 @@ from clinjudge.grounding.critical_items import (
 from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.omissions.fact import Category, Polarity, VisitFact
+from clinjudge.omissions.mention_context import (
+    ABNORMAL_SIGN,
+    ALLERGY_CONDITION,
+    EXAMINING,
+    FOODS,
+    NOT_KIN,
+    PAIN_SCALE,
+    SOMEONE_ELSE,
+    TEACHING,
+    VITAL_NAMES,
+    clause_span,
+    words_near,
+)
 from clinjudge.omissions.social_facts import social_facts
 from clinjudge.omissions.value_facts import dose_fact, merge_doses, value_key, vital_facts
-from clinjudge.text.clauses import clause_around
 from clinjudge.text.negation import history_or_hypothetical
 
 #: Category order: a fact named several ways takes the first of these among its mentions.
@@ -96,48 +108,6 @@ _ORDER_CUE = re.compile(
     r"recommend|plan)\b",
     re.I,
 )
-_TEACHING = re.compile(
-    r"\b(?:side effects?|possible causes?|other causes?|can cause|could cause|may cause|"
-    r"causes? (?:of|are|is|include)|risks? (?:of|are|is|include)|such as|things like|"
-    r"for example|people with|patients with|they can|they have|screen(?:ing)? for|rule out|"
-    r"either|risks?|avoid|prevent\w*|make sure|lead to|do n't want|don't want|"
-    r"watch (?:out )?for|look (?:out )?for|keep an eye (?:on|out)|warning signs?|could happen|"
-    r"can happen|(?:can|could) do (?:that|this)|(?:does|do|did) ?n[o'’]?t want|not want to)\b",
-    re.I,
-)
-#: Foods and drinks some drug vocabularies list as drugs ("wheat", "water"): a fact only as
-#: what an allergy is to.
-_FOODS = frozenset(
-    {"wheat", "water", "milk", "bread", "corn", "soy", "rice", "egg", "eggs", "peanut"}
-    | {"peanuts", "gluten", "juice", "honey", "oat", "oats", "coffee", "tea", "soda", "sodas"}
-)
-#: Vital signs named without a value or a cue: the value facts carry vitals.
-_VITAL_NAMES = frozenset(
-    {"blood pressure", "bp", "heart rate", "pulse", "temperature", "weight", "oxygen"}
-    | {"oxygen saturation", "respiratory rate", "vitals", "vital signs"}
-)
-#: Another person next to a mention: the facts said of them are not the patient's.
-_SOMEONE_ELSE = re.compile(
-    r"\b(?:my|your|her|his|their|a)\s+(?:\w+\s+)?(cousin|friend|neighbou?r|co-?worker|roommate|"
-    r"sister|brother|mother|father|mom|dad|husband|wife|son|daughter|aunt|uncle|"
-    r"grand(?:mother|father|ma|pa))s?\b",
-    re.I,
-)
-#: People whose conditions are no family history of the patient's.
-_NOT_KIN = frozenset(
-    {"cousin", "friend", "neighbor", "neighbour", "coworker", "co-worker", "roommate"}
-)
-#: "zero being no pain and ten the worst pain": the anchors of a pain scale.
-_PAIN_SCALE = re.compile(
-    r"\b(?:zero|0)\W+(?:being\W+|is\W+|means\W+)?no pain\b|\bworst pain\b", re.I
-)
-#: The allergy a person has (hay fever), not an allergy to something: "claritin for allergies",
-#: "i tend to get my allergies", "seasonal allergies".
-_ALLERGY_CONDITION = re.compile(
-    r"\b(?:for (?:(?:my|your|her|his|the) )?|(?:my|your|her|his) |seasonal |spring\w* |get )"
-    r"(?:seasonal )?$",
-    re.I,
-)
 _ALLERGY_BEFORE = re.compile(
     r"\b(?:allergic|allerg(?:y|ies)|reactions?)\s*(?:to|:|from|with)?\s*(?:\w+\W+){0,3}$", re.I
 )
@@ -148,32 +118,6 @@ _FOLLOW_UP = re.compile(
     r"six|\d+) \w+|return (?:in|to (?:the )?clinic)|next appointment|recheck)\b",
     re.I,
 )
-
-
-#: Where a spoken statement turns to another in an unpunctuated transcript ("no diarrhea okay
-#: and then how about your blood pressure").
-_TURN = re.compile(r"\b(?:okay|ok|alright|all right)\b(?:\s*,)?(?:\s+(?:and|so|now|then))*", re.I)
-#: The clinician examining: what they see, feel or hear, or a finding "on exam".
-_EXAMINING = re.compile(
-    r"\b(?:exam\w*|palpat\w*|i (?:do )?(?:see|feel|hear|notice|appreciate)|there (?:is|'s|are)|"
-    r"you (?:do )?have (?:some|a|an|mild|moderate|significant)|to palpation|"
-    r"on your (?:right|left))\b",
-    re.I,
-)
-
-
-def clause_span(sentence: str, start: int, end: int) -> tuple[int, int]:
-    """The span of the statement of a transcript sentence that holds ``sentence[start:end]``:
-    its clause (:func:`~clinjudge.text.clauses.clause_around`), cut again where the speaker
-    turns to something else ("okay", "alright")."""
-    left, right = clause_around(sentence, start, end)
-    for m in _TURN.finditer(sentence, left, right):
-        if m.end() <= start:
-            left = m.end()
-        elif m.start() >= end:
-            right = m.start()
-            break
-    return left, right
 
 
 def visit_facts(facts: TranscriptFacts, kb: KnowledgeBase) -> list[VisitFact]:
@@ -265,25 +209,25 @@ def _concept_fact(
 
 def _not_about_patient(m: ConceptMention, sentence: str) -> bool:
     """A mention in a hypothetical ("if it gets worse", "in case of"), in the clinician's
-    teaching (:data:`_TEACHING`: "side effects are nausea", "possible causes are hepatitis",
+    teaching (:data:`TEACHING`: "side effects are nausea", "possible causes are hepatitis",
     "watch for shaky, sweaty"), a pain scale's anchor, or a vital sign named without a cue
     (its value is a fact of its own)."""
     if history_or_hypothetical(sentence, m.start, m.end) == "hypothetical":
         return True
-    if any(s.start() <= m.start < s.end() for s in _PAIN_SCALE.finditer(sentence)):
+    if any(s.start() <= m.start < s.end() for s in PAIN_SCALE.finditer(sentence)):
         return True
     if m.surface.lower() in ("drink", "drinks"):
         return True  # drinking is read by the social facts, which know soda from alcohol
-    around = _around(sentence, m.start, m.end)
-    other = _SOMEONE_ELSE.search(around)
-    if other and (other.group(1).lower() in _NOT_KIN or is_symptom(m)):
+    around = words_near(sentence, m.start, m.end)
+    other = SOMEONE_ELSE.search(around)
+    if other and (other.group(1).lower() in NOT_KIN or is_symptom(m)):
         return True  # "my fourth cousin has scoliosis", "being sick, for your sister"
-    if m.surface.lower() in _VITAL_NAMES:
-        return not (ABNORMAL.search(around) or _ABNORMAL_SIGN.search(around))
+    if m.surface.lower() in VITAL_NAMES:
+        return not (ABNORMAL.search(around) or ABNORMAL_SIGN.search(around))
     if set(m.kinds) & _DRUG:  # "avoid ibuprofen" is an instruction about the patient's drugs
         return False
     # "side effects" itself too, and a cue later in the statement ("inflammation can do that")
-    return bool(_TEACHING.search(sentence[: clause_span(sentence, m.start, m.end)[1]]))
+    return bool(TEACHING.search(sentence[: clause_span(sentence, m.start, m.end)[1]]))
 
 
 def _category(m: ConceptMention, sentence: str, speaker: str, tested: bool) -> Category | None:
@@ -297,9 +241,9 @@ def _category(m: ConceptMention, sentence: str, speaker: str, tested: bool) -> C
     if kinds & _DRUG:
         if _allergic_to(m, sentence):
             return "allergy"
-        return None if m.surface.lower() in _FOODS else "medication"
+        return None if m.surface.lower() in FOODS else "medication"
     if ALLERGY.search(m.surface):
-        if _ALLERGY_CONDITION.search(sentence[: m.start]):
+        if ALLERGY_CONDITION.search(sentence[: m.start]):
             return "history"  # "claritin for allergies": hay fever, not an allergy to a drug
         return "allergy"  # "any allergies?" "no."; the drug, when named, is a fact of its own
     clinician = speaker == "doctor"
@@ -350,35 +294,17 @@ def _why_critical(
     clinician = speaker == "doctor"
     left, right = clause_span(sentence, m.start, m.end)
     clause = sentence[left:right]
-    around = _around(sentence, m.start, m.end)  # the concept's own words left out
+    around = words_near(sentence, m.start, m.end)  # the concept's own words left out
     normal = _NORMAL.search(around)
-    abnormal = ABNORMAL.search(around) or _ABNORMAL_SIGN.search(around)
+    abnormal = ABNORMAL.search(around) or ABNORMAL_SIGN.search(around)
     if category in ("result", "exam finding") and clinician and abnormal and not normal:
         return "abnormal result"
-    examined = clinician and _EXAMINING.search(clause) and not clause.rstrip().endswith("?")
+    examined = clinician and EXAMINING.search(clause) and not clause.rstrip().endswith("?")
     if category == "symptom" and examined and not normal:
         return "abnormal exam finding"  # "there is edema of the right ankle"
     if category == "medication" and clinician and MEDICATION_CHANGE.search(clause):
         return "medication change"
     return ""
-
-
-#: Signs of an abnormal exam besides :data:`ABNORMAL`: "pain with flexion", "tender".
-_ABNORMAL_SIGN = re.compile(
-    r"\b(?:pain(?:ful)? (?:with|on)|tender\w*|limited|reduced|swollen|swelling|labile|mild(?:ly)?|"
-    r"moderate(?:ly)?|severe(?:ly)?|slight(?:ly)?)\b",
-    re.I,
-)
-
-
-def _around(sentence: str, start: int, end: int, before: int = 6, after: int = 4) -> str:
-    """The words next to a mention in its statement (``before`` words before it, ``after``
-    after it), without the mention's own words ("high blood pressure" holds no cue about
-    itself): where a cue about the mention sits in an unpunctuated transcript."""
-    left, right = clause_span(sentence, start, end)
-    head = sentence[left:start].split()[-before:]
-    tail = sentence[end:right].split()[:after]
-    return " ".join([*head, "…", *tail])
 
 
 def _plan_facts(sentence: str, span: tuple[int, int]) -> dict[str, VisitFact]:

@@ -47,6 +47,7 @@ def render_compare_markdown(
         *_tiers_section(soap),
         *_subtypes_section(soap),
         *_sections_section(soap),
+        *_systems_section(report.get("systems") or {}),
         *_paired_section(report.get("paired") or []),
         *_note_differences_section(report.get("per_item") or [], list(soap)),
         *_flips_section(report.get("flips") or [], list(soap)),
@@ -228,6 +229,61 @@ def _sections_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
             )
         rows.append([section, *cells])
     yield markdown_table(["section", *judges], rows)
+
+
+def _systems_section(systems: dict[str, Any]) -> Iterator[str]:
+    if not systems:
+        return
+    yield "## Systems"
+    yield "Each judge's headline numbers over each system's notes alone, with their intervals."
+    rows = [
+        [
+            name,
+            system,
+            _count(h.get("n_notes")),
+            "; ".join(
+                f"{metric} {_score(metric, v.get('value'))} "
+                f"[{_score_interval(metric, v.get('ci95'))}] (n {_count(v.get('n'))})"
+                for metric, v in h.items()
+                if isinstance(v, dict)
+            ),
+        ]
+        for name, per in systems["by_system"].items()
+        for system, h in per.items()
+    ]
+    yield markdown_table(["judge", "system", "notes", "headline"], rows)
+    yield "## Paired differences between systems"
+    yield (
+        "Per encounter, system a's measure minus system b's, averaged over the encounters both "
+        "have a judged note for; 95% percentile bootstrap interval over encounters (none below "
+        "5 encounters). An interval excluding 0 separates the two systems on that judge."
+    )
+    rows = [
+        [
+            p["judge"],
+            p["measure"],
+            p["a"],
+            p["b"],
+            _count(p["n_encounters"]),
+            _signed(p["measure"], p["mean_difference"]),
+            p["note"] or _signed_interval(p["measure"], p["ci95"]),
+        ]
+        for p in systems["pairs"]
+    ]
+    headers = ["judge", "measure", "a", "b", "encounters", "mean (a − b)", "95% CI"]
+    yield markdown_table(headers, rows)
+
+
+def _signed_interval(measure: str, ci: Any) -> str:
+    if not ci:
+        return "n/a"
+    return f"[{_signed(measure, ci[0])}, {_signed(measure, ci[1])}]"
+
+
+def _signed(measure: str, value: Any) -> str:
+    if not is_number(value):
+        return "n/a"
+    return signed_points(value) if "rate" in measure else f"{value:+.3f}"
 
 
 def _paired_section(paired: list[dict[str, Any]]) -> Iterator[str]:

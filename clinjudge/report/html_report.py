@@ -57,6 +57,7 @@ def page_data(
         notes.append(
             {
                 "id": item.id,
+                "system": str(item.meta.get("system", "")),
                 "note": item.note,
                 "transcript": item.transcript,
                 "claims": claims,
@@ -76,6 +77,7 @@ def page_data(
         "soap_judges": soap,
         "judges": judges,
         "notes": notes,
+        "systems": (report.get("systems") or {}).get("by_system") or {},
         "version": (report.get("provenance") or {}).get("package_version", ""),
     }
 

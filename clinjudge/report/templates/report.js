@@ -4,9 +4,15 @@ const JUDGES = DATA.soap_judges;
 const byNote = new Map(DATA.notes.map((n) => [n.id, n]));
 
 function renderRates() {
+  // each judge's headline numbers, then (several systems) each system's, as "judge · system"
   const body = document.querySelector("#rates tbody");
-  for (const [name, judge] of Object.entries(DATA.judges)) {
-    for (const [metric, h] of Object.entries(judge.headline)) {
+  const rows = Object.entries(DATA.judges).map(([name, judge]) => [name, judge.headline]);
+  for (const [name, per] of Object.entries(DATA.systems || {})) {
+    for (const [system, headline] of Object.entries(per)) rows.push([`${name} · ${system}`, headline]);
+  }
+  for (const [name, headline] of rows) {
+    for (const [metric, h] of Object.entries(headline)) {
+      if (!h || typeof h !== "object") continue;
       const isRate = typeof h.value === "number" && h.value <= 1 && !/score|mean/.test(metric);
       const show = isRate ? pct : num;
       const ci = h.ci95 ? `${show(h.ci95[0])}–${show(h.ci95[1])}` : "n/a";
@@ -23,7 +29,8 @@ for (const note of DATA.notes) {
   for (const claim of note.claims) {
     for (const [judge, v] of Object.entries(claim.verdicts)) {
       if (v.tier >= 4) {
-        FLAGGED.push({ note: note.id, judge, tier: v.tier, severity: v.severity || "",
+        FLAGGED.push({ note: note.id, system: note.system, judge, tier: v.tier,
+          severity: v.severity || "",
           section: claim.section, subtype: v.subtype, text: claim.text, claim: claim.id });
       }
     }
@@ -33,11 +40,13 @@ let sortKey = null;
 let sortUp = true;
 
 function filtered() {
+  const system = document.getElementById("f-system").value;
   const judge = document.getElementById("f-judge").value;
   const tier = document.getElementById("f-tier").value;
   const section = document.getElementById("f-section").value;
   const words = document.getElementById("f-text").value.trim().toLowerCase();
-  let rows = FLAGGED.filter((r) => (!judge || r.judge === judge) &&
+  let rows = FLAGGED.filter((r) => (!system || r.system === system) &&
+    (!judge || r.judge === judge) &&
     (!tier || String(r.tier) === tier) && (!section || r.section === section) &&
     (!words || r.text.toLowerCase().includes(words) || r.note.toLowerCase().includes(words)));
   if (sortKey) {
@@ -72,6 +81,11 @@ function setupFilters() {
   for (const s of [...new Set(FLAGGED.map((r) => r.section))].sort()) {
     sectionSel.append(el("option", { text: s }));
   }
+  const systems = [...new Set(DATA.notes.map((n) => n.system).filter(Boolean))];
+  const systemSel = document.getElementById("f-system");
+  for (const s of systems) systemSel.append(el("option", { text: s }));
+  document.getElementById("f-system-label").hidden = systems.length < 2;
+  systemSel.addEventListener("input", showSystem);
   for (const id of ["f-judge", "f-tier", "f-section", "f-text"]) {
     document.getElementById(id).addEventListener("input", renderTable);
   }
@@ -82,6 +96,15 @@ function setupFilters() {
       renderTable();
     });
   }
+}
+
+function showSystem() {
+  // the flagged table and the notes of one system (or all)
+  const system = document.getElementById("f-system").value;
+  for (const section of document.querySelectorAll("#notes section.note")) {
+    section.hidden = Boolean(system) && byNote.get(section.dataset.note).system !== system;
+  }
+  renderTable();
 }
 
 // ---- notes, rendered when they scroll into view ---------------------------------------
