@@ -86,7 +86,7 @@ def test_limit_takes_the_first_pairs(tmp_path):
 
 def test_missing_pair_file(tmp_path):
     result = run("meta-eval", tmp_path / "nope.jsonl", "--judge", "lexical", "--out", tmp_path)
-    assert_one_line_error(result, "no such pair file")
+    assert_one_line_error(result, "pair file not found")
 
 
 def test_bad_jsonl_line(tmp_path):

@@ -219,6 +219,12 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                 else f"{j['seconds_per_note_median']:.2f}",
             )
         stdout.print(table)
+        stdout.print(
+            "hallucination rate: tier 4–5 claims / judged claims; major: those that could change "
+            "care (an allergy, drug, dose, result, diagnosis, plan item, abnormal finding, or a "
+            "contradiction); excluded: claims left without a verdict (not in either rate).",
+            highlight=False,
+        )
     if others:
         table = Table(title=None if soap else title, header_style="bold")
         for column in ("judge", "score", "mean or rate", "95% CI", "n"):
