@@ -16,7 +16,7 @@ TEACHING = re.compile(
     r"causes? (?:of|are|is|include)|risks? (?:of|are|is|include)|such as|things like|"
     r"for example|people with|patients with|they can|they have|screen(?:ing)? for|rule out|"
     r"either|risks?|avoid|prevent\w*|make sure|lead to|do n't want|don't want|"
-    r"watch (?:out )?for|look (?:out )?for|keep an eye (?:on|out)|warning signs?|could happen|"
+    r"watch (?:out )?for|look (?:out )?for|keep an eye out for|warning signs?|could happen|"
     r"can happen|(?:can|could) do (?:that|this)|(?:does|do|did) ?n[o'’]?t want|not want to)\b",
     re.I,
 )
