@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import pytest
-from test_report_html import chromium
+from browser_helpers import open_page
 from typer.testing import CliRunner
 
 from clinjudge.cli import app
@@ -87,21 +86,8 @@ def test_the_report_holds_each_systems_rates_and_their_paired_difference(systems
 
 
 def test_the_viewer_switches_between_systems(systems_run):
-    binary = chromium()
-    if binary is None:
-        if os.environ.get("CLINJUDGE_REQUIRE_BROWSER"):
-            pytest.fail("no chromium on PATH (CI installs Debian's chromium)")
-        pytest.skip("no chromium on PATH: install Debian's chromium to run the browser tests")
-    from playwright.sync_api import sync_playwright
-
     out, _ = systems_run
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=binary, args=["--no-sandbox"])
-        tab = browser.new_page(viewport={"width": 1400, "height": 900})
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.goto((out / "report.html").as_uri())
-        tab.wait_for_selector("body[data-ready='1']")
+    with open_page(out / "report.html") as tab:
         assert tab.locator("#f-system-label").is_visible()
         rates = tab.locator("#rates tbody").inner_text()
         assert "inference-aware · careless" in rates and "inference-aware · careful" in rates
@@ -111,5 +97,3 @@ def test_the_viewer_switches_between_systems(systems_run):
         assert notes and all(n.endswith("/careless") for n in notes)
         flagged = tab.locator("#flagged tbody tr td:first-child").all_inner_texts()
         assert flagged and all(n.endswith("/careless") for n in flagged)
-        browser.close()
-    assert errors == [], errors

@@ -5,10 +5,8 @@ table filters, ``n`` moves to the next flagged claim, and no page error occurs."
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
+from browser_helpers import open_page
 
 from clinjudge.compare import run_compare_sync
 from clinjudge.datasets import load_items
@@ -49,30 +47,11 @@ def test_the_page_is_self_contained_and_carries_every_claim_and_verdict(run):
     assert rates == sorted(rates, reverse=True)  # worst first
 
 
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 @pytest.fixture
 def page(run):
-    binary = chromium()
-    if binary is None:
-        if os.environ.get("CLINJUDGE_REQUIRE_BROWSER"):
-            pytest.fail("no chromium on PATH (CI installs Debian's chromium)")
-        pytest.skip("no chromium on PATH: install Debian's chromium to run the browser tests")
-    from playwright.sync_api import sync_playwright
-
     out, _ = run
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=binary, args=["--no-sandbox"])
-        tab = browser.new_page(viewport={"width": 1400, "height": 900})
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.goto((out / "report.html").as_uri())
-        tab.wait_for_selector("body[data-ready='1']")
+    with open_page(out / "report.html") as tab:
         yield tab, out
-        assert errors == [], errors
-        browser.close()
 
 
 def test_clicking_a_flagged_claim_shows_its_own_evidence(page, run):
