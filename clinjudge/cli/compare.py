@@ -101,7 +101,9 @@ def compare(
     """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
 
     SOAP judges rate the same claims, so the flips between them are exact. Re-run the same
-    command to resume an interrupted run.
+    command to resume an interrupted run; into a finished run, another judge or more items are
+    judged alone (`clinjudge report DIR` re-renders without judging). Several systems' notes:
+    `--systems reference,gpt4,bart` (one column each) or `--system-column system`.
 
     Exit codes: 0 done (failed items, if any, are counted and listed, and judged again by the
     next run); 1 a judge's every model call failed; 2 bad input; 130 interrupted (Ctrl-C: one
