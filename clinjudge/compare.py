@@ -116,7 +116,7 @@ def judged_on_disk(dataset: Dataset, judges: dict[str, Evaluator], out_dir: Path
     """The rows a run directory holds for ``dataset``'s items, with the provenance and usage
     its last report recorded (else the manifest's judge identity): what ``clinjudge report``
     renders without judging anything."""
-    from clinjudge.run_dir import RunDir
+    from clinjudge.run_dir import JudgeRun, RunDir
     from clinjudge.runner import read_completed
 
     run_dir = RunDir(out_dir)
@@ -134,9 +134,7 @@ def judged_on_disk(dataset: Dataset, judges: dict[str, Evaluator], out_dir: Path
     return Judged(
         rows=rows,
         failed={},
-        to_retry={
-            n: ids for n, r in rows.items() if (ids := [x["id"] for x in r if x.get("retry")])
-        },
+        to_retry={n: ids for n, r in rows.items() if (ids := JudgeRun(r).to_retry())},
         provenance={n: recorded.get(n) or manifest.get("judges", {}).get(n, {}) for n in judges},
         usage={n: u for n in judges if (u := last.get("usage", {}).get(n)) is not None},
         not_judged=not_judged,
@@ -181,7 +179,3 @@ def write_verdicts(path: Path, judges: dict[str, Evaluator], rows: dict[str, lis
 
 def run_compare_sync(*args, **kwargs) -> CompareResult:
     return asyncio.run(run_compare(*args, **kwargs))
-
-
-def _to_retry(rows: dict[str, list[dict]]) -> dict[str, list[str]]:
-    return {n: ids for n, r in rows.items() if (ids := [x["id"] for x in r if x.get("retry")])}
