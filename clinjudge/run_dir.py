@@ -29,7 +29,7 @@ from clinjudge import __version__
 from clinjudge.datasets.items import Dataset, Item
 from clinjudge.errors import ConfigError
 from clinjudge.evaluators.base import Evaluator
-from clinjudge.runner import read_completed, run_evaluator
+from clinjudge.runner import first_difference, read_completed, run_evaluator, short_value
 
 Progress = Callable[[str, int], Callable[[], None]]
 
@@ -138,7 +138,7 @@ def run_conflict(previous: dict[str, Any], identity: dict[str, Any]) -> str | No
         before = previous.get("judges", {}).get(name)
         if before is not None and (where := first_difference(before, judge)):
             key, old, new = where
-            return f"judge {name!r} ran with {key} {_short(old)}, now {_short(new)}"
+            return f"judge {name!r} ran with {key} {short_value(old)}, now {short_value(new)}"
     old_items = previous.get("items")
     if old_items is None:  # a manifest of an earlier version: the dataset file must match
         if previous.get("dataset_sha256") != identity["dataset_sha256"]:
@@ -153,21 +153,6 @@ def run_conflict(previous: dict[str, Any], identity: dict[str, Any]) -> str | No
     if changed is not None:
         return f"item {changed!r} has other text than the run judged"
     return None
-
-
-def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any] | None:
-    """The dotted path of the first value that differs between two JSON values, with both."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in list(dict.fromkeys([*old, *new])):
-            if found := first_difference(old.get(key), new.get(key), f"{path}.{key}".lstrip(".")):
-                return found
-        return None
-    return None if old == new else (path or "settings", old, new)
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_sources(dataset: Dataset, judges: dict[str, Evaluator]) -> None:

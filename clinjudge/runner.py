@@ -54,14 +54,34 @@ def read_completed(path: Path, key: str = "note_id") -> dict[str, dict]:
 
 
 def run_mismatch(manifest: Path, identity: dict[str, Any]) -> str | None:
-    """The first key of ``identity`` whose value differs from the run recorded in ``manifest``
-    (a run directory's JSON), or ``None`` when there is no such run or it matches — so that a
-    resumed run never mixes results of two configurations. Raises ``ValueError`` when the
-    manifest is not JSON."""
+    """What differs between ``identity`` and the run recorded in ``manifest`` (a run
+    directory's JSON) — the setting's dotted path with both values, ``decoding.model "m1", now
+    "m2"`` — or ``None`` when there is no such run or it matches, so that a resumed run never
+    mixes results of two configurations. Raises ``ValueError`` when the manifest is not JSON."""
     if not manifest.exists():
         return None
     previous = json.loads(manifest.read_text(encoding="utf-8"))
-    return next((key for key, value in identity.items() if previous.get(key) != value), None)
+    found = first_difference({k: previous.get(k) for k in identity}, identity)
+    if found is None:
+        return None
+    key, old, new = found
+    return f"{key} {short_value(old)}, now {short_value(new)}"
+
+
+def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The dotted path of the first value that differs between two JSON values, with both."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in list(dict.fromkeys([*old, *new])):
+            if found := first_difference(old.get(key), new.get(key), f"{path}.{key}".lstrip(".")):
+                return found
+        return None
+    return None if old == new else (path or "settings", old, new)
+
+
+def short_value(value: Any) -> str:
+    """A value as JSON, cut to 40 characters, for one-line messages."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class JsonlWriter:

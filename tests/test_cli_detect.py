@@ -96,6 +96,8 @@ def test_detect_is_resumable_and_refuses_another_configuration(tmp_path: Path) -
     assert len((out / "predictions.jsonl").read_text().splitlines()) == 4
     other = run("detect", CSV, "--baseline", "never-error", "--out", out)
     assert other.exit_code == 2 and "another configuration" in other.output
+    said = " ".join(other.output.split())
+    assert "random" in said and "now" in said and "never-error" in said, said  # names values
 
 
 def test_csv_match_pairing(tmp_path: Path) -> None:

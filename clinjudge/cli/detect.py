@@ -185,7 +185,7 @@ def _check_same_run(path: Path, info: dict[str, Any]) -> None:
         return
     if key:
         raise ValueError(
-            f"{path.parent} holds predictions of another configuration ({key} differs); "
+            f"{path.parent} holds predictions of another configuration (it ran with {key}); "
             "use a new --out directory"
         )
 
