@@ -142,3 +142,22 @@ def test_number_runs_are_cut_into_valid_numbers():
         ("twenty-five", 25),
         ("19", 19),
     ]
+
+
+def test_digits_then_a_scale_word_are_one_number():
+    text = "metformin 5 hundred mg, 2 thousand five hundred steps, 8 hundred"
+    assert [(text[s:e], v) for s, e, v in iter_numbers(text)] == [
+        ("5 hundred", 500),
+        ("2 thousand five hundred", 2500),
+        ("8 hundred", 800),
+    ]
+
+
+def test_a_spoken_repetition_is_the_same_number_twice():
+    text = "guaifenesin six hundred six hundred milligrams, five five"
+    assert [(text[s:e], v) for s, e, v in iter_numbers(text)] == [
+        ("six hundred", 600),
+        ("six hundred", 600),
+        ("five", 5),
+        ("five", 5),
+    ]

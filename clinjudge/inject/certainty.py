@@ -43,6 +43,7 @@ from clinjudge.grounding.transcript_facts import FINDING_KINDS, ConceptMention
 from clinjudge.inject.material import NoteMaterial, phrase_pattern
 from clinjudge.inject.types import Edit, Perturber, indefinite_article, match_case
 from clinjudge.knowledge.concept import TERM_PREFIX, Mention
+from clinjudge.text.hedges import SPOKEN_UNCERTAIN
 from clinjudge.text.negation import history_or_hypothetical, is_negated
 from clinjudge.text.sentences import split_sentences
 
@@ -85,14 +86,6 @@ UNCERTAIN = re.compile(
     r"|might|could|think|believe|feel|rule\s+out|r/o|differential|versus|vs|evaluat\w*"
     r"|concern\w*|worr\w*|wonder\w*|if|whether|unclear|uncertain|unknown|perhaps|maybe|query"
     r"|risk|cannot|can['’]t|more\s+of)(?![\w-])",
-    re.I,
-)
-#: Spoken uncertainty cues of a transcript sentence (module docstring).
-SPOKEN_UNCERTAIN = re.compile(
-    r"\b(?:likely|probably|possibl\w*|maybe|perhaps|might|may|could|think|thinking|thought"
-    r"|suspect\w*|sounds?\s+like|looks?\s+like|seems?|appears?|concern\w*|worr\w*|rule\s+out"
-    r"|consistent\s+with|suggest\w*|guess|not\s+sure|unsure|wonder\w*|whether|if|question"
-    r"|differential|evaluat\w*|check|test|see\s+if|chance|risk|afraid|suspicious)\b",
     re.I,
 )
 _REPORTED = re.compile(

@@ -12,7 +12,8 @@ the verbs and fillers of "has not had any". The transcript sentences holding the
 words (at least half) are its evidence. The claim is contradicted when one of them is a
 question whose answer opens with a yes ("yeah", "sometimes", "a little", "I have…") and does not
 itself deny the words, and none of them is a denial (a negated mention, a question answered
-no, or one left unanswered). An answer that names only another finding ("I have a little
+no, or one left unanswered). A bare "sure" or "okay" consents to being asked and answers
+nothing. An answer that names only another finding ("I have a little
 nasal congestion" to "any chest pain, shortness of breath?") affirms that finding, not the
 ones asked about, and decides nothing.
 """
@@ -43,6 +44,9 @@ _YES = re.compile(
     re.I,
 )
 _SECTIONS = frozenset({"subjective", "objective"})
+#: A reply that only consents ("sure .", "okay"): the answer to "can I ask you about work?" or
+#: "I'm concerned it might be your lupus", never a yes to having a finding.
+_ASSENT = re.compile(r"^\W*(?:sure|okay|ok|alright|all\s+right|fine)\W*$", re.I)
 
 
 def denied_words(claim_text: str) -> set[str]:
@@ -88,6 +92,8 @@ def _status(units: list[Unit], i: int, words: set[str], kb: KnowledgeBase) -> st
         return "undecided"
     affirmed, denied = _read(reply, words)
     opening = reply[0].text
+    if _ASSENT.match(opening):
+        return "undecided"
     polarity = answer_polarity(opening)
     says_yes = bool(_YES.match(opening))
     if affirmed and (polarity == "positive" or says_yes):

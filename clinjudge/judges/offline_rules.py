@@ -19,7 +19,9 @@ import numpy as np
 from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.transcript_facts import FINDING_KINDS, ConceptMention, TranscriptFacts
 from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.text.hedges import hedged_before
 from clinjudge.text.laterality import lateralities_conflict, laterality_mentions
+from clinjudge.text.negation import answer_polarity, history_or_hypothetical
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.quantities import Quantity
 from clinjudge.types import Claim
@@ -66,10 +68,14 @@ def concept_contradiction(
     Only symptoms, findings and diseases of the Subjective and Objective sections are compared
     (assessment and plan talk of conditions to rule out, which is not an assertion), and only
     when the closest evidence holds the opposite status and the transcript never the claim's
-    own."""
+    own. The opposite status must be *said* of the patient (:func:`says_status`,
+    :func:`_same_context`): not an affirmation under a spoken hedge ("it sounds like it
+    could've been gout"), not a patient's echo of the question, not a relative's or a
+    hypothetical finding; and a denied *history* of a symptom ("no history of shoulder pain")
+    is contradicted only by an earlier episode, not by today's complaint."""
     if analysis.claim.section not in ("subjective", "objective"):
         return None
-    nearby = [t for u in window for t in facts.mentions[u.index]]
+    nearby = [(u, t) for u in window for t in facts.mentions[u.index]]
     for m in analysis.mentions:
         if not set(m.kinds) & FINDING_KINDS or not facts.has_concept(m.canonical):
             continue
@@ -81,8 +87,14 @@ def concept_contradiction(
             continue
         if _narrower_with_same_status(m, facts):
             continue
+        history = m.negated and _denies_history(analysis, m) and "disease" not in m.kinds
         opposite = [
-            t for t in nearby if t.negated is not None and set(t.canonical) & set(m.canonical)
+            t
+            for u, t in nearby
+            if t.negated is not None
+            and set(t.canonical) & set(m.canonical)
+            and says_status(facts, u, t)
+            and _same_context(history, u, history_or_hypothetical(u.text, t.start, t.end))
         ]
         if opposite:
             claim_says, transcript_says = (
@@ -90,6 +102,47 @@ def concept_contradiction(
             )
             return f"claim {claim_says} '{m.surface}', the transcript {transcript_says} it"
     return None
+
+
+def says_status(facts: TranscriptFacts, unit: Unit, mention: ConceptMention) -> bool:
+    """Whether the transcript sentence states the mention's status: an affirmation under the
+    clinician's spoken hedge does not, nor does a reply that only repeats words of the
+    question before it ("chest pain or shortness of breath" to "how about chest pain or
+    shortness of breath?")."""
+    if (
+        mention.negated is False
+        and unit.speaker == "doctor"
+        and hedged_before(unit.text, mention.start)
+    ):
+        return False  # the clinician's guess; a patient's hedged report is still a report
+    if unit.speaker == "doctor" or unit.index == 0:
+        return True
+    asked = facts.index.units[unit.index - 1]
+    return not (
+        asked.speaker == "doctor"
+        and asked.turn != unit.turn
+        and unit.tokens
+        and unit.tokens <= asked.tokens
+        and answer_polarity(unit.text) is None
+    )
+
+
+def _same_context(claim_history: bool, unit: Unit, said_in: str | None) -> bool:
+    """Whether a transcript mention in context ``said_in`` (``"family"``, ``"hypothetical"``,
+    ``"historical"`` or ``None``) speaks of what the claim does: a relative's finding never
+    does, nor the clinician's hypothetical ("if you get chest pain, call") — the patient's
+    "it might have been chills" is a hedged report —; a denied history of a symptom needs an
+    earlier one."""
+    if said_in == "family" or (said_in == "hypothetical" and unit.speaker == "doctor"):
+        return False
+    return not claim_history or said_in == "historical"
+
+
+def _denies_history(analysis: ClaimAnalysis, mention: ConceptMention) -> bool:
+    """The claim's negation is of a past history of the finding ("no history of", "denies a
+    history of", "never had")."""
+    before = analysis.claim.text[max(0, mention.start - 40) : mention.start].lower()
+    return re.search(r"\b(?:history|hx|previous|prior|before|never had)\b", before) is not None
 
 
 def _narrower_with_same_status(mention: ConceptMention, facts: TranscriptFacts) -> bool:
@@ -142,6 +195,13 @@ GAP_WORDS = frozenset(
         "noticed",
         "history",
         "felt",
+        # a denial that names its findings as examples: "denies any other symptoms such as"
+        "symptoms",
+        "signs",
+        "such",
+        "as",
+        "like",
+        "including",
     ]
 )
 
@@ -169,11 +229,15 @@ def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: li
     transcript that only ever says "right knee").
 
     Only left and right oppose each other: "bilateral" in the note or the transcript covers
-    either side, so it contradicts nothing."""
+    either side, so it contradicts nothing; nor does a claim that names both sides of one site
+    ("a splint on the right wrist all the time and on the left only intermittently") clash
+    with the transcript's other side, which it states too."""
     near = [lat for u in window for lat in facts.lateralities[u.index]]
     everywhere = [lat for lats in facts.lateralities for lat in lats]
-    for side in laterality_mentions(claim_text):
-        if side.side == "bilateral":
+    sides = laterality_mentions(claim_text)
+    both = {lat.site for lat in sides if any(lateralities_conflict(lat, other) for other in sides)}
+    for side in sides:
+        if side.side == "bilateral" or side.site in both:
             continue
         same_site = [lat for lat in everywhere if side.site and lat.site == side.site]
         stated = [lat for lat in near + same_site if lat.side != "bilateral"]

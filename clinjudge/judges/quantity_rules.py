@@ -10,7 +10,7 @@ import re
 from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
-from clinjudge.text.clauses import CLAUSE_BREAK, from_now
+from clinjudge.text.clauses import CLAUSE_BREAK, change_target, from_now
 from clinjudge.text.normalize import stem
 from clinjudge.text.quantities import Quantity, quantities_agree
 
@@ -30,7 +30,9 @@ def check_quantities(
     the kind, or as a dose said of no drug a few sentences from it ("the new prescription will
     be for four milligrams"; a frequency of no drug only where the drug is discussed); a value
     said of another drug does not count. Any other value may be stated anywhere in the
-    transcript. Agreeing → accounted for. Otherwise tier 5 only when the visit states another
+    transcript. A new value of a change ("increase the lisinopril to 40 milligrams") and the
+    regimen the patient is on ("takes 20 mg") are of different times: neither contradicts
+    the other. Agreeing → accounted for. Otherwise tier 5 only when the visit states another
     value **of the same thing**: a value the transcript binds to the same drug
     (:func:`drug_quantities`) — or, when it binds none of the kind, one said of no drug where
     the drug is discussed ("how often? — just once a day"); a vital sign or percentage in the
@@ -66,7 +68,15 @@ def check_quantities(
         else:
             near_words = words_around(analysis, q)
             rivals = [t for u in window if near_words & u.tokens for t in facts.quantities[u.index]]
-        said = next((t for t in rivals if quantities_agree(q, t) is False), None)
+        said = next(
+            (
+                t
+                for t in rivals
+                if quantities_agree(q, t) is False
+                and change_target(analysis.claim.text, q) == _is_target(facts, t)
+            ),
+            None,
+        )
         if said is not None:
             return 5, f"'{q.text}' disagrees with what the visit says: '{said.text}'"
         if q.kind in FLOOR_QUANTITIES:
@@ -108,6 +118,14 @@ def bound_drug(analysis: ClaimAnalysis, q: Quantity) -> ConceptMention | None:
     if after and len(text[q.end : after[0].start].split()) <= 3:
         return after[0]
     return None
+
+
+def _is_target(facts: TranscriptFacts, t: Quantity) -> bool:
+    """:func:`change_target` of a transcript quantity, read in its own sentence."""
+    for unit, quantities in zip(facts.index.units, facts.quantities, strict=True):
+        if any(x is t for x in quantities):
+            return change_target(unit.text, t)
+    return False
 
 
 def words_around(analysis: ClaimAnalysis, q: Quantity, reach: int = 40) -> set[str]:
@@ -156,8 +174,11 @@ def drug_quantities(
         named = sorted((m for m in mentions if "drug" in m.kinds), key=lambda m: m.start)
         if any(wanted & set(m.canonical) for m in named):
             spoken_of.append(i)
+        text = facts.index.units[i].text
         for q in quantities:
-            owner = next((m for m in reversed(named) if m.start <= q.start), carried)
+            owner = value_of(named, q, text) or next(
+                (m for m in reversed(named) if m.start <= q.start), carried
+            )
             if owner is None:
                 free.append((i, q))
             elif wanted & set(owner.canonical):
@@ -169,6 +190,24 @@ def drug_quantities(
             carried = None
     reach = [q for i, q in free if any(abs(i - j) <= FREE_REACH for j in spoken_of)]
     return owned, reach
+
+
+#: What may stand between a value and the drug it is "of": "twenty five milligrams per day of
+#: hydrochlorothiazide", "a dose of", "ten milligrams of your lisinopril".
+_OF_DRUG = re.compile(
+    r"[\s,]*(?:(?:per|a|an|each|every|day|daily|dose|doses|tablet|tablets)\s+){0,3}"
+    r"of\s+(?:(?:the|your|his|her|their|that|this)\s+)?",
+    re.I,
+)
+
+
+def value_of(named: list[ConceptMention], q: Quantity, text: str) -> ConceptMention | None:
+    """The drug a value is said *of*, named right after it ("twenty five milligrams per day of
+    hydrochlorothiazide"): it owns the value rather than the drug named before."""
+    after = next((m for m in named if m.start >= q.end), None)
+    if after is not None and _OF_DRUG.fullmatch(text, q.end, after.start):
+        return after
+    return None
 
 
 def drug_context(

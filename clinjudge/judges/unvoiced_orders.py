@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from clinjudge.grounding.transcript_facts import TranscriptFacts
-from clinjudge.text.normalize import content_tokens
+from clinjudge.text.negation import is_negated
+from clinjudge.text.normalize import content_token_spans, content_tokens
 
 #: A claim that cites a source: a guideline, a recommendation of a named body, a study or trial
 #: and its result, or a professional organisation (SPEC §5 "evidence fabrication").
@@ -112,23 +113,47 @@ def unmentioned_referral(claim_text: str, facts: TranscriptFacts) -> str | None:
 
 _TESTS = r"x-?\s?rays?|xr|radiographs?|mri|ct(?:\s+scan)?|cat\s+scan|ultrasound|imaging"
 _TEST_RE = re.compile(rf"\b(?:{_TESTS})\b", re.I)
-#: Body sites an imaging order names.
-SITES = frozenset(
-    content_tokens(
-        "head neck chest back spine shoulder arm elbow forearm wrist hand finger thumb hip "
-        "thigh knee leg ankle foot feet toe abdomen pelvis kidney liver gallbladder heart lung "
-        "brain sinus lumbar cervical thoracic rib heel jaw face breast"
-    )
+_SITE_WORDS = re.findall(
+    r"\w+",
+    "head neck chest back spine shoulder arm elbow forearm wrist hand finger thumb hip "
+    "thigh knee leg ankle foot feet toe abdomen pelvis kidney liver gallbladder heart lung "
+    "brain sinus lumbar cervical thoracic rib heel jaw face breast",
 )
+#: Body sites an imaging order names (token stems), and the word to write for each stem.
+SITE_NAMES = {content_tokens(w)[0]: w for w in reversed(_SITE_WORDS)}
+SITES = frozenset(SITE_NAMES)
+#: Trunk and head regions one scan shows together: a CT of the abdomen shows the kidneys, a
+#: chest film the ribs and lungs. Sites of one region do not contradict each other; limb
+#: films do not overlap that way (a foot film is not an ankle film).
+_REGIONS = [
+    "abdomen pelvis kidney liver gallbladder",
+    "chest heart lung rib breast",
+    "spine back lumbar cervical thoracic neck",
+    "head brain sinus jaw face",
+]
+_REGION_OF = [frozenset(content_tokens(r)) for r in _REGIONS]
 
 
-def _sites_near(text: str) -> set[str]:
-    """Body sites within five words of an imaging test in ``text``."""
+def _one_region(a: set[str], b: set[str]) -> bool:
+    """Whether some site of ``a`` and some site of ``b`` lie in one imaged region."""
+    return any(region & a and region & b for region in _REGION_OF)
+
+
+def _sites_near(text: str, unsited_reach: bool = False) -> set[str]:
+    """Body sites within five words of an imaging test in ``text``; with ``unsited_reach``, a
+    test named with no site near it ("so your x-ray , no fracture … you have a knee
+    contusion") takes the sites the whole sentence affirms (not "no injury to the foot")."""
     sites: set[str] = set()
+    whole = (
+        {t for t, s, e in content_token_spans(text) if t in SITES and not is_negated(text, s, e)}
+        if unsited_reach
+        else set()
+    )
     for m in _TEST_RE.finditer(text):
         before = text[: m.start()].split()[-5:]
         after = text[m.end() :].split()[:6]
-        sites |= set(content_tokens(" ".join(before + after))) & SITES
+        near = set(content_tokens(" ".join(before + after))) & SITES
+        sites |= near or whole
     return sites
 
 
@@ -140,10 +165,9 @@ def imaging_site_contradiction(claim_text: str, facts: TranscriptFacts) -> str |
         return None
     said: set[str] = set()
     for unit in facts.index.units:
-        said |= _sites_near(unit.text.lower())
-    if said and not claimed & said:
-        return (
-            f"imaging of the {sorted(claimed)[0]}: the visit's imaging is of the "
-            f"{', '.join(sorted(said))}"
-        )
+        said |= _sites_near(unit.text.lower(), unsited_reach=True)
+    if said and not claimed & said and not _one_region(claimed, said):
+        claim_site = SITE_NAMES[sorted(claimed)[0]]
+        visit_sites = ", ".join(sorted(SITE_NAMES[t] for t in said))
+        return f"imaging of the {claim_site}: the visit's imaging is of the {visit_sites}"
     return None

@@ -43,3 +43,20 @@ def from_now(text: str, q: Quantity) -> bool:
     """A duration that says when ("recheck in four months"), not how long ("for four
     months")."""
     return q.kind == "duration" and bool(_FROM_NOW.search(text[: q.start]))
+
+
+#: A change of regimen whose new value follows ("increase the lisinopril to 40 milligrams",
+#: "bump your metformin up to fifteen hundred milligrams daily").
+_CHANGE_TO = re.compile(
+    r"\b(?:increas\w*|decreas\w*|rais\w*|lower\w*|reduc\w*|bump\w*|up\w*|chang\w*|switch\w*"
+    r"|titrat\w*|adjust\w*|doubl\w*|cut\w*)\b[^.;?!]{0,40}?\bto\b[^.;?!]{0,30}$",
+    re.I,
+)
+
+
+def change_target(text: str, q: Quantity) -> bool:
+    """A value that is the new dose or schedule of a change ("increase … to 40 mg daily"),
+    not the regimen the patient is on: within its clause, a change verb and "to" come before
+    it."""
+    left, _ = clause_around(text, q.start, q.end)
+    return bool(_CHANGE_TO.search(text[max(left, q.start - 80) : q.start]))

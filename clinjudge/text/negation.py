@@ -101,7 +101,9 @@ _CONTEXT_TERMINATORS = (
 )
 _TOKEN_RE = re.compile(r"\d+(?:\.\d+)?|[a-z]+(?:['’][a-z]+)*|[.;?!,/]")
 _STOPS = frozenset(".;?!")
-_SEPARATORS = frozenset({",", "/", "or", "and", "nor", "&"})
+#: Words between list items; "such as" and "including" open a list of examples ("denies any
+#: other symptoms such as chest pain, shortness of breath or fever"); "as" only after "such".
+_SEPARATORS = frozenset({",", "/", "or", "and", "nor", "&", "such", "including"})
 
 _FLAGS = re.IGNORECASE | re.VERBOSE
 
@@ -142,7 +144,7 @@ def _walk(tokens, start_i, step, stops_at, max_words, limit_one=False) -> tuple[
         s, e, tok = tokens[i]
         if tok in _STOPS or s in stops_at:
             break
-        if tok in _SEPARATORS:
+        if tok in _SEPARATORS or (tok == "as" and i > 0 and tokens[i - 1][2] == "such"):
             if limit_one:
                 break
             words = 0

@@ -107,9 +107,18 @@ def parse_number_words(words: list[str]) -> float | None:
 
 
 def _split_run(words: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, float]]:
-    """Cut a run of number-word tokens into the longest valid cardinals (greedy)."""
+    """Cut a run of number-word tokens into the longest valid cardinals (greedy), after
+    cutting a spoken repetition first ("six hundred six hundred" is 600 twice, not 606 and
+    100)."""
     i = 0
     while i < len(words):
+        repeated = _repetition(words, i)
+        if repeated:
+            yield repeated
+            i += 1
+            while words[i - 1][2] < repeated[1]:
+                i += 1
+            continue
         for j in range(len(words), i, -1):
             core = [w for w, _, _ in words[i:j] if w not in ("and", "a", "an")]
             if words[j - 1][0] in ("and", "a", "an", "point"):
@@ -121,6 +130,19 @@ def _split_run(words: list[tuple[str, int, int]]) -> Iterator[tuple[int, int, fl
                 break
         else:
             i += 1
+
+
+def _repetition(words: list[tuple[str, int, int]], i: int) -> tuple[int, int, float] | None:
+    """The longest run of two words or more from ``i`` said again right after it, when it is
+    one cardinal: ``(start, end, value)`` of its first saying."""
+    tokens = [w for w, _, _ in words]
+    for k in range((len(words) - i) // 2, 1, -1):
+        if tokens[i : i + k] == tokens[i + k : i + 2 * k]:
+            core = [w for w in tokens[i : i + k] if w not in ("and", "a", "an")]
+            value = parse_number_words(core) if tokens[i + k - 1] not in ("and", "point") else None
+            if value is not None:
+                return words[i][1], words[i + k - 1][2], value
+    return None
 
 
 def iter_spelled_numbers(lowered: str) -> Iterator[tuple[int, int, float]]:
@@ -139,12 +161,35 @@ def parse_digits(token: str) -> float:
 
 
 def iter_numbers(text: str) -> list[tuple[int, int, float]]:
-    """All numbers of ``text`` as ``(start, end, value)``, digits and spelled, in text order."""
+    """All numbers of ``text`` as ``(start, end, value)``, digits and spelled, in text order;
+    digits then a scale word are one number (``"5 hundred"`` = 500, ``"2 thousand five
+    hundred"`` = 2500)."""
     lowered = lower_same_length(text)
     found = [(m.start(), m.end(), parse_digits(m.group())) for m in DIGIT_RE.finditer(lowered)]
     found.extend(iter_spelled_numbers(lowered))
     found.sort()
-    return found
+    return _digits_with_scale(lowered, found)
+
+
+_SCALE_START = re.compile(r"(hundred|thousand)\b")
+
+
+def _digits_with_scale(
+    lowered: str, found: list[tuple[int, int, float]]
+) -> list[tuple[int, int, float]]:
+    """Join a whole number in digits to the spelled number right after it that starts with a
+    scale word: ``d`` then ``scale + rest`` is ``d × scale + rest``."""
+    out: list[tuple[int, int, float]] = []
+    for s, e, v in found:
+        if out:
+            s0, e0, v0 = out[-1]
+            scale = _SCALE_START.match(lowered, s)
+            if scale and lowered[s0:e0].isdigit() and lowered[e0:s].strip(" \t") == "" and e0 < s:
+                size = _SCALES[scale.group(1)]
+                out[-1] = (s0, e, v0 * size + (v - size))
+                continue
+        out.append((s, e, v))
+    return out
 
 
 def lower_same_length(text: str) -> str:
