@@ -46,10 +46,12 @@ def from_now(text: str, q: Quantity) -> bool:
 
 
 #: A change of regimen whose new value follows ("increase the lisinopril to 40 milligrams",
-#: "bump your metformin up to fifteen hundred milligrams daily").
+#: "bump your metformin up to fifteen hundred milligrams daily", "the new prescription will be
+#: for four milligrams", "we can prescribe guaifenesin six hundred milligrams").
 _CHANGE_TO = re.compile(
-    r"\b(?:increas\w*|decreas\w*|rais\w*|lower\w*|reduc\w*|bump\w*|up\w*|chang\w*|switch\w*"
-    r"|titrat\w*|adjust\w*|doubl\w*|cut\w*)\b[^.;?!]{0,40}?\bto\b[^.;?!]{0,30}$",
+    r"(?:\b(?:increas\w*|decreas\w*|rais\w*|lower\w*|reduc\w*|bump\w*|up\w*|chang\w*"
+    r"|switch\w*|titrat\w*|adjust\w*|doubl\w*|cut\w*)\b[^.;?!]{0,40}?\bto\b"
+    r"|\bnew\s+(?:prescription|dose|dosage|regimen)\b|\bprescrib\w*\b)[^.;?!]{0,40}$",
     re.I,
 )
 
