@@ -179,3 +179,16 @@ def test_consenting_to_a_question_is_not_answering_it(setup):
     assert verdict(setup, visit, claim).tier != 5
     said = visit.replace("[patient] sure .", "[patient] yeah , some joint pain and a rash .")
     assert verdict(setup, said, claim).tier == 5
+
+
+def test_an_abbreviation_said_in_lower_case_mentions_the_procedure(setup):
+    visit = (
+        "[doctor] how's the knee doing since the surgery ?\n"
+        "[patient] better , i go twice a week .\n"
+        "[doctor] good , keep doing your pt and we'll see you in a month .\n"
+    )
+    v = verdict(setup, visit, "She continues physical therapy twice a week.")
+    assert "physical therapy" not in v.rationale, v.rationale
+    unsaid = visit.replace("keep doing your pt and ", "")
+    v = verdict(setup, unsaid, "She continues physical therapy twice a week.")
+    assert "'physical therapy' is not mentioned" in v.rationale, v.rationale

@@ -303,11 +303,24 @@ def missing_procedure(
         if literal_mention(m, facts):
             continue
         if not literal_only and (
-            facts.has_concept(m.canonical) or facts.phrase_said(kb.lay_phrases(m.canonical))
+            facts.has_concept(m.canonical)
+            or facts.phrase_said(kb.lay_phrases(m.canonical))
+            or abbreviation_said(m, facts, kb)
         ):
             continue
         return f"procedure/test '{m.surface}' is not mentioned in the transcript"
     return None
+
+
+def abbreviation_said(mention: ConceptMention, facts: TranscriptFacts, kb: KnowledgeBase) -> bool:
+    """The transcript says a short abbreviation of the mention, as speech recognition writes
+    it in lower case ("keep doing your pt" for physical therapy): a word of two to four
+    letters that the abbreviation lists expand to the mention."""
+    words = {w for u in facts.index.units for w in _SHORT_WORD.findall(u.text.lower())}
+    return any(kb.related(word, mention.surface) == "expands_to" for word in words)
+
+
+_SHORT_WORD = re.compile(r"\b[a-z]{2,4}\b")
 
 
 #: Words that make a diagnosis the *object* of a test or a search, not a finding: "a stress
