@@ -56,6 +56,8 @@ class TranscriptFacts:
     numbers: set[str] = field(default_factory=set)  # every value said, ASR decimals read whole
     voiced: set[str] = field(default_factory=set)  # body systems examined aloud (judges.exam)
     plans: set[str] = field(default_factory=set)  # plan kinds talked about (judges.plan_items)
+    #: Short words the abbreviation lists know, as speech recognition writes them ("pt").
+    abbreviations: set[str] = field(default_factory=set)
     _spelled: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def phrase_said(self, phrases: list[str]) -> bool:
@@ -264,7 +266,18 @@ def build_transcript_facts(
         numbers=spoken_values(transcript),
         voiced=voiced_systems(u.text for u in units),
         plans=voiced_plan_kinds(u.text for u in units),
+        abbreviations=spoken_abbreviations(units, kb),
     )
+
+
+_SHORT_WORD = re.compile(r"\b[a-z]{2,4}\b")
+
+
+def spoken_abbreviations(units: list[Unit], kb: KnowledgeBase) -> set[str]:
+    """The transcript's words of two to four letters that name an abbreviation ("keep doing
+    your pt"); which sense a word has is left to the reader of a claim."""
+    words = {w for u in units for w in _SHORT_WORD.findall(u.text.lower())}
+    return {w for w in words if any(c.kind == "abbreviation" for c in kb.lookup(w))}
 
 
 def spoken_values(transcript: Transcript) -> set[str]:

@@ -50,6 +50,8 @@ class KnowledgeSupport:
                 relation = "expands_to"
             if relation is None and facts.phrase_said(self.kb.lay_phrases(m.canonical)):
                 relation = "lay_for"  # "any blood in your stool ?" for hematochezia
+            if relation is None and rules.abbreviation_said(m, facts, self.kb):
+                relation = "expands_to"  # "keep doing your pt" for physical therapy
             if relation is None:
                 continue
             spans.append((m.start, m.end))

@@ -314,13 +314,9 @@ def missing_procedure(
 
 def abbreviation_said(mention: ConceptMention, facts: TranscriptFacts, kb: KnowledgeBase) -> bool:
     """The transcript says a short abbreviation of the mention, as speech recognition writes
-    it in lower case ("keep doing your pt" for physical therapy): a word of two to four
-    letters that the abbreviation lists expand to the mention."""
-    words = {w for u in facts.index.units for w in _SHORT_WORD.findall(u.text.lower())}
-    return any(kb.related(word, mention.surface) == "expands_to" for word in words)
-
-
-_SHORT_WORD = re.compile(r"\b[a-z]{2,4}\b")
+    it in lower case ("keep doing your pt" for physical therapy): one of its abbreviations
+    (:attr:`TranscriptFacts.abbreviations`) expands to the mention."""
+    return any(kb.related(w, mention.surface) == "expands_to" for w in facts.abbreviations)
 
 
 #: Words that make a diagnosis the *object* of a test or a search, not a finding: "a stress
