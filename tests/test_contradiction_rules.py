@@ -6,8 +6,9 @@ site, imaging named without a site."""
 from __future__ import annotations
 
 import pytest
+from judge_helpers import one_verdict
 
-from clinjudge.api import judge_note, make_setup
+from clinjudge.api import make_setup
 
 
 @pytest.fixture(scope="module")
@@ -16,9 +17,7 @@ def setup():
 
 
 def verdict(setup, transcript: str, sentence: str, section: str = "HISTORY OF PRESENT ILLNESS"):
-    result = judge_note(transcript, f"{section}\n\n{sentence}\n", setup=setup)
-    assert len(result.report.verdicts) == 1, result.report
-    return result.report.verdicts[0]
+    return one_verdict(setup, transcript, sentence, section)
 
 
 GUAIFENESIN = (

@@ -6,8 +6,9 @@ comes from the flagged part of the claim."""
 from __future__ import annotations
 
 import pytest
+from judge_helpers import one_verdict
 
-from clinjudge.api import judge_note, make_setup
+from clinjudge.api import make_setup
 from clinjudge.judges.severity import harm_category, subject_of
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.clauses import clause_around
@@ -31,9 +32,7 @@ def setup():
 
 
 def verdict(setup, sentence: str, transcript: str, section: str = "ASSESSMENT AND PLAN"):
-    result = judge_note(transcript, f"{section}\n\n{sentence}\n", setup=setup)
-    assert len(result.report.verdicts) == 1, result.report
-    return result.report.verdicts[0]
+    return one_verdict(setup, transcript, sentence, section)
 
 
 def test_clause_around_stops_at_a_new_statement():

@@ -68,12 +68,12 @@ def check_quantities(
         else:
             near_words = words_around(analysis, q)
             rivals = [t for u in window if near_words & u.tokens for t in facts.quantities[u.index]]
+        target = change_target(analysis.claim.text, q)
         said = next(
             (
                 t
                 for t in rivals
-                if quantities_agree(q, t) is False
-                and change_target(analysis.claim.text, q) == _is_target(facts, t)
+                if quantities_agree(q, t) is False and _is_target(facts, t) == target
             ),
             None,
         )
