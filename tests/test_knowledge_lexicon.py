@@ -180,3 +180,27 @@ def test_scan_gates_abbreviations_and_stops_common_words():
     assert ids("HbZ1c was high") == [("DOID:9",)]  # exact mixed-case acronym form
     assert ids("doing well") == [("LAY:well",)]  # stopped for the drug, not for the lay term
     assert [c.id for c in lx.lookup("well")] == ["DRUG:x", "LAY:well"]  # lookup still finds it
+
+
+def test_a_cached_lexicon_makes_its_concepts_on_first_use(tmp_path):
+    """The pickled lexicon keeps its concepts as field tuples (no constructor call per concept
+    on load) and reads back equal: same concepts, lookups and scans."""
+    from clinjudge.knowledge import cache
+    from clinjudge.knowledge.concept import ConceptTable
+
+    built = lexicon(
+        C("DRUG:lisinopril", "drugs", "drug", "Lisinopril", ["Zestril"]),
+        C("LAY:sugar", "lay_terms", "lay_term", "sugar", relations=[("lay_for", "DOID:9351")]),
+        C("DOID:9351", "disease_ontology", "disease", "diabetes mellitus"),
+    )
+    path = tmp_path / "lexicon.pkl"
+    cache.write_pickle(path, built)
+    loaded = cache.read_pickle(path)
+    assert isinstance(loaded.concepts, ConceptTable)
+    assert loaded.concepts._made == [None, None, None]
+    assert loaded.concepts[-1] == built.concepts[2] and loaded.concepts._made[2] is not None
+    assert list(loaded.concepts) == list(built.concepts) and loaded == built
+    assert loaded.concepts[1:] == built.concepts[1:] == list(built.concepts)[1:]
+    assert loaded.lookup("zestril") == built.lookup("zestril")
+    assert loaded.scan("my sugar and Zestril") == built.scan("my sugar and Zestril")
+    assert cache.read_pickle(tmp_path / "absent.pkl") is None

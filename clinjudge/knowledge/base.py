@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clinjudge.knowledge import cache
 from clinjudge.knowledge.concept import Concept, Hit, Mention
@@ -30,9 +30,10 @@ from clinjudge.knowledge.index import (
 )
 from clinjudge.knowledge.lexicon import Lexicon, build_lexicon
 from clinjudge.knowledge.normalize import key
-from clinjudge.knowledge.sources import DEFAULT_SOURCES, SOURCE_PACKAGES, rdf
-from clinjudge.knowledge.sources import snomed as snomed_source
-from clinjudge.types import KnowledgeEntry
+from clinjudge.knowledge.sources import DEFAULT_SOURCES, SOURCE_PACKAGES
+
+if TYPE_CHECKING:
+    from clinjudge.types import KnowledgeEntry  # pydantic: not loaded for a search
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +89,8 @@ class KnowledgeBase:
         unknown = sorted(set(names) - set(DEFAULT_SOURCES))
         if unknown:
             raise ValueError(f"unknown knowledge sources: {', '.join(unknown)}")
-        for path in extra:
-            if not Path(path).is_file():
-                raise rdf.RdfError(f"{path}: no such file")
-        if snomed is not None and not Path(snomed).exists():
-            raise snomed_source.SnomedError(f"{snomed}: no such file or directory")
+        if extra or snomed is not None:
+            _check_user_files(extra, snomed)
         bundled = [f for n in names for f in DEFAULT_SOURCES[n][1]]
         bundled += ["stoplist.txt", "abbreviation_whitelist.txt"]
         manifest = cache.lexicon_manifest(names, bundled, SOURCE_PACKAGES, extra, snomed)
@@ -101,6 +99,9 @@ class KnowledgeBase:
         cached = cache.read_pickle(path)
         if isinstance(cached, Lexicon):
             return cls(cached, manifest, root, model)
+        from clinjudge.knowledge.sources import rdf  # rdflib: only a build reads RDF
+        from clinjudge.knowledge.sources import snomed as snomed_source
+
         # the user's files are opened (and refused, in one line) before the build is announced
         users = [_opened(rdf.iter_concepts(Path(p), source=Path(p).stem)) for p in extra]
         if snomed is not None:
@@ -247,7 +248,7 @@ class KnowledgeBase:
             if self._index is not None:
                 return self._index
             manifest = self._index_manifest()
-            directory = self.index_dir
+            directory = self.root / f"index-{cache.digest(manifest)}"  # = self.index_dir
             if cache.read_json(directory / ConceptIndex.MANIFEST_FILE) == manifest:
                 self._index = ConceptIndex.load(directory, self.model)
             else:
@@ -314,6 +315,8 @@ class KnowledgeBase:
     # -- reporting ---------------------------------------------------------------------------
     def entry(self, item: Hit | Concept | str, relation: str = "") -> KnowledgeEntry:
         """A :class:`clinjudge.types.KnowledgeEntry` for a hit, a concept or a concept id."""
+        from clinjudge.types import KnowledgeEntry
+
         if isinstance(item, Hit):
             return KnowledgeEntry(
                 concept_id=item.concept_id,
@@ -357,6 +360,18 @@ class KnowledgeBase:
                 "path": str(self.index_dir),
             },
         }
+
+
+def _check_user_files(extra: Sequence[Path], snomed: Path | None) -> None:
+    """Refuse a missing extra vocabulary or SNOMED CT release (``RdfError``/``SnomedError``)."""
+    from clinjudge.knowledge.sources import rdf
+    from clinjudge.knowledge.sources import snomed as snomed_source
+
+    for path in extra:
+        if not Path(path).is_file():
+            raise rdf.RdfError(f"{path}: no such file")
+    if snomed is not None and not Path(snomed).exists():
+        raise snomed_source.SnomedError(f"{snomed}: no such file or directory")
 
 
 def _opened(concepts: Iterator[Concept]) -> Iterator[Concept]:

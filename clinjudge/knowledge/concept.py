@@ -11,8 +11,9 @@ abbreviations and lay terms are the same fact).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, overload
 
 Kind = Literal[
     "drug",
@@ -81,6 +82,66 @@ class Concept:
         # its fields up for every one of the lexicon's ~85k concepts (seconds per load)
         fields = (self.id, self.source, self.kind, self.preferred, self.synonyms, self.relations)
         return (Concept, fields)
+
+
+#: A concept's fields in declaration order: what :class:`ConceptTable` stores and pickles.
+ConceptRow = tuple[str, str, str, str, tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+class ConceptTable(Sequence[Concept]):
+    """The lexicon's concepts, in order: kept (and pickled) as plain field tuples and made
+    :class:`Concept` objects on first access. Loading the cached lexicon then costs no
+    constructor call per concept (85k frozen dataclasses took most of a ``knowledge search``'s
+    load); a search touches a few dozen of them."""
+
+    __slots__ = ("_made", "_rows")
+
+    def __init__(self, concepts: Iterable[Concept] = ()) -> None:
+        made = list(concepts)
+        self._rows: list[ConceptRow] = [
+            (c.id, c.source, c.kind, c.preferred, c.synonyms, c.relations) for c in made
+        ]
+        self._made: list[Concept | None] = list(made)
+
+    @classmethod
+    def from_rows(cls, rows: list[ConceptRow]) -> ConceptTable:
+        """A table over ``rows`` (field tuples); no concept is made yet."""
+        table = cls()
+        table._rows = rows
+        table._made = [None] * len(rows)
+        return table
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Concept: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Concept]: ...
+    def __getitem__(self, index: int | slice) -> Concept | list[Concept]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._rows)))]
+        made = self._made[index]
+        if made is None:
+            made = self._made[index] = Concept(*self._rows[index])
+        return made
+
+    def __iter__(self) -> Iterator[Concept]:
+        for i in range(len(self._rows)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ConceptTable):
+            return self._rows == other._rows
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking, like a list
+
+    def __repr__(self) -> str:
+        return f"ConceptTable({len(self._rows)} concepts)"
+
+    def __reduce__(self) -> tuple:
+        return (ConceptTable.from_rows, (self._rows,))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from clinjudge.knowledge.bundled import data_path, read_word_list
-from clinjudge.knowledge.concept import Concept, Mention
+from clinjudge.knowledge.concept import Concept, ConceptTable, Mention
 from clinjudge.knowledge.linking import link
 from clinjudge.knowledge.normalize import key, key_variants, tokenize
 from clinjudge.knowledge.sources.icd10cm import strip_unspecified
@@ -77,9 +77,10 @@ def _merge_duplicates(concepts: Iterable[Concept]) -> list[Concept]:
 @dataclass
 class Lexicon:
     """The built lexicon; see :func:`build_lexicon`. ``entries`` values encode
-    ``concept index << 2 | flags``."""
+    ``concept index << 2 | flags``; ``concepts`` (any sequence of them) is kept as a
+    :class:`~clinjudge.knowledge.concept.ConceptTable`, which pickles fast."""
 
-    concepts: list[Concept]
+    concepts: ConceptTable
     entries: dict[str, tuple[int, ...]]
     canon: list[int]
     edges: dict[int, tuple[tuple[str, int], ...]]
@@ -89,6 +90,8 @@ class Lexicon:
     members: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.concepts, ConceptTable):
+            self.concepts = ConceptTable(self.concepts)
         if not self.pos:
             self.pos = {c.id: i for i, c in enumerate(self.concepts)}
         if not self.members:
@@ -206,7 +209,7 @@ def build_lexicon(
     linked = link(unique, surface_index, primary)
     entries = {k: tuple(i << 2 | f for i, f in v.items()) for k, v in flags_of.items()}
     return Lexicon(
-        concepts=unique,
+        concepts=ConceptTable(unique),
         entries=entries,
         canon=linked.canon,
         edges=linked.edges,
