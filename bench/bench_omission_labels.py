@@ -22,7 +22,9 @@ wording and transcript sentence (unmatched new facts are counted, unlabelled). P
 The labels guided the rules written after them (history cues, teaching talk, allergies as
 such, medication instructions, dose and value facts), so these are development numbers.
 
-    .venv/bin/python bench/bench_omission_labels.py
+    .venv/bin/python bench/bench_omission_labels.py [--errors]
+
+``--errors`` first prints every matched fact where the judge and a labeller differ.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import collections
 import csv
 import json
 import os
+import sys
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -45,6 +48,7 @@ from clinjudge.metrics.agreement import cohen_kappa  # noqa: E402
 HERE = Path(__file__).resolve().parent / "omission_labels"
 ACI = Path(__file__).resolve().parents[2] / "shared" / "data" / "aci-bench"
 #: ``system.txt`` of a labelled encounter names the system whose note was labelled.
+SHOW_ERRORS = "--errors" in sys.argv[1:]
 NOTE_FILES = {"GPT-4": "GPT-4_test3.csv", "BART": "BART_large_clef_taskC_test3.csv"}
 
 
@@ -61,7 +65,10 @@ def system_of(enc_dir: Path) -> str:
 
 
 def key(fact: str, quote: str) -> tuple[str, str]:
-    return fact.lower().removeprefix("no ").strip(), quote
+    """A fact's identity for matching: its wording with its polarity, and its sentence. A fact
+    the judge now reads with the other polarity is another fact (new, unlabelled): matching
+    it to the old label would score a polarity fix as an error and hide a polarity break."""
+    return fact.lower().strip(), quote
 
 
 def main() -> None:
@@ -104,6 +111,8 @@ def main() -> None:
                 t["facts"] += 1
                 omitted = fact["status"] == "omitted"
                 t["judge_omitted"] += omitted
+                if SHOW_ERRORS:
+                    show_error(enc, data["labeller"], fact, label)
                 if not label["valid"]:
                     t["invalid"] += 1
                     continue
@@ -141,6 +150,24 @@ def main() -> None:
     )
     print(f"critical: precision {ratio(t['both_critical'], t['judge_critical'])}")
     print(f"critical: recall {ratio(t['both_critical'], t['label_critical'])}")
+
+
+def show_error(enc: str, labeller: str, fact: dict, label: dict) -> None:
+    """Print one matched fact where the judge and this labeller differ (``--errors``)."""
+    if not label["valid"]:
+        kinds = ["invalid"]
+    else:
+        kinds = [
+            f"{what} {fact[what]}≠{label[what]}"
+            for what in ("status", "importance")
+            if fact[what] != label[what]
+        ]
+    if not kinds:
+        return
+    kind = ", ".join(kinds)
+    print(f"{enc}.{labeller} {kind}: [{fact['category']}] {fact['text']!r} — {fact['quote'][:90]}")
+    if label.get("comment"):
+        print(f"    comment: {label['comment']}")
 
 
 def ratio(k: int, n: int) -> str:

@@ -191,3 +191,17 @@ def test_an_abbreviation_said_in_lower_case_mentions_the_procedure(setup):
     unsaid = visit.replace("keep doing your pt and ", "")
     v = verdict(setup, unsaid, "She continues physical therapy twice a week.")
     assert "'physical therapy' is not mentioned" in v.rationale, v.rationale
+
+
+def test_a_reading_the_visit_gives_in_part_is_unsaid_not_contradicted(setup):
+    visit = (
+        "[doctor] and then you've got the high blood pressure .\n"
+        "[patient] yeah . a couple of weeks ago , it was 116 on the dot .\n"
+        "[doctor] blood pressure , when i rechecked it , i got 140 over 60 today .\n"
+    )
+    claim = "Her blood pressure was 116/60 mmHg a couple of weeks ago."
+    v = verdict(setup, visit, claim)
+    assert v.tier == 4, v.rationale
+    assert "'116'" in v.rationale and "116/60" in v.rationale
+    v = verdict(setup, visit, "Her blood pressure was 150/60 mmHg today.", section="VITALS")
+    assert v.tier == 5, v.rationale  # no number of it is said: another value of the same sign

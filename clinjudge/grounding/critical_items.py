@@ -59,6 +59,27 @@ MEDICATION_CHANGE = re.compile(
     r"instead|do n't take|don't take|do not take|no more|hold off)\b",
     re.I,
 )
+#: A change made before this visit: a clinician's past-tense change ("we started you on a lower
+#: dose", "dr. smith stopped it", "it was increased"); the patient's own ("i stopped taking
+#: it") stays a change to record.
+_PAST_CHANGE = re.compile(
+    r"\b(?:(?:we|they|he|she|dr\.? \w+)(?: had)?|was|were|been|got)\s+"
+    r"(?:start|stopp|discontinu|increas|decreas|switch|chang|prescrib|restart|add)ed\b",
+    re.I,
+)
+
+
+def change_cues(text: str) -> list[int]:
+    """Offsets of the :data:`MEDICATION_CHANGE` cues in ``text`` that change a medication now,
+    leaving out changes made before the visit (:data:`_PAST_CHANGE`)."""
+    past = [m.span() for m in _PAST_CHANGE.finditer(text)]
+    return [
+        cue.start()
+        for cue in MEDICATION_CHANGE.finditer(text)
+        if not any(s <= cue.start() < e for s, e in past)
+    ]
+
+
 _PRECAUTION = re.compile(
     r"\b(?:call|return|come back|go to (?:the )?(?:emergency|er\b|urgent)|seek|contact)\b", re.I
 )

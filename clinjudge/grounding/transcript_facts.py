@@ -206,18 +206,24 @@ def answer_polarity(unit: Unit, following: Unit | None) -> bool | None:
 
 
 def question_status(
-    found: list[ConceptMention], answer: bool | None, asked_from: int = 0
+    found: list[ConceptMention],
+    answer: bool | None,
+    asked_from: int = 0,
+    reply_names: frozenset[str] = frozenset(),
 ) -> list[ConceptMention]:
     """Mentions of a question take the status of the answer, for the findings asked about: a
-    "no" to "any fever or chills?" denies both, a "yes" affirms a single finding (a yes to a list
-    is ambiguous). A question about a drug ("have you taken anything for the pain?") is about
-    the drug, so its answer settles no finding; everything else is unknown (``None``).
-    Mentions before offset ``asked_from`` belong to a statement the sentence opened with
-    ("you have normal range of motion so that's good any pain down your legs") and keep
-    their own status."""
+    "no" to "any fever or chills?" denies both; a "yes" affirms what the reply names of the
+    question's concepts (``reply_names``: canonical ids the reply mentions — "no shortness of
+    breath or coughing?" "i've been coughing" affirms the cough and says nothing of the breath),
+    or else a single finding asked about alone (a yes to a list is ambiguous). A question about
+    a drug ("have you taken anything for the pain?") is about the drug, so its answer settles no
+    finding; everything else is unknown (``None``). Mentions before offset ``asked_from``
+    belong to a statement the sentence opened with ("you have normal range of motion so that's
+    good any pain down your legs") and keep their own status."""
     stated = [m for m in found if m.end <= asked_from]
     found = [m for m in found if m.end > asked_from]
-    findings = [m for m in found if m.kinds & FINDING_KINDS]
+    asked = [m for m in found if m.kinds & (FINDING_KINDS | {"lay_term"})]
+    named = {id(m) for m in asked if reply_names & set(m.canonical)}
     about_drug = any("drug" in m.kinds for m in found)
     updated = list(stated)
     for m in found:
@@ -225,7 +231,7 @@ def question_status(
         if m.kinds & FINDING_KINDS and not about_drug:
             if answer is True:
                 flag = True
-            elif answer is False and len(findings) == 1:
+            elif answer is False and (id(m) in named if named else len(asked) == 1):
                 flag = False
         updated.append(replace(m, negated=flag))
     return updated
@@ -240,14 +246,28 @@ def build_transcript_facts(
     status: dict[str, set[bool]] = {}
     tokens: set[str] = set()
     compounds: set[str] = set()
+    said = [concept_mentions(kb, unit.text) for unit in units]
     for i, unit in enumerate(units):
-        found = concept_mentions(kb, unit.text)
+        found = said[i]
         following = units[i + 1] if i + 1 < len(units) else None
         if found and (is_question(unit, following) or is_checklist(unit, found)):
-            found = question_status(found, answer_polarity(unit, following), asked_from(unit))
+            found = question_status(
+                found,
+                answer_polarity(unit, following),
+                asked_from(unit),
+                _names(said[i + 1]) if following is not None else frozenset(),
+            )
         elif found and is_asked_fragment(units, i, found):
-            reply = next((u for u in units[i + 1 : i + 6] if u.turn != unit.turn), None)
-            found = question_status(found, answer_polarity(unit, reply))
+            at = next(
+                (j for j in range(i + 1, min(i + 6, len(units))) if units[j].turn != unit.turn),
+                None,
+            )
+            reply = units[at] if at is not None else None
+            found = question_status(
+                found,
+                answer_polarity(unit, reply),
+                reply_names=_names(said[at]) if at is not None else frozenset(),
+            )
         for m in found:
             for cid in m.canonical:
                 status.setdefault(cid, set()).add(m.negated)
@@ -268,6 +288,11 @@ def build_transcript_facts(
         plans=voiced_plan_kinds(u.text for u in units),
         abbreviations=spoken_abbreviations(units, kb),
     )
+
+
+def _names(mentions: list[ConceptMention]) -> frozenset[str]:
+    """The canonical ids a reply affirms (its non-negated mentions)."""
+    return frozenset(c for m in mentions if m.negated is not True for c in m.canonical)
 
 
 _SHORT_WORD = re.compile(r"\b[a-z]{2,4}\b")

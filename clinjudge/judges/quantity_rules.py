@@ -12,6 +12,7 @@ from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.text.clauses import CLAUSE_BREAK, change_target, from_now
 from clinjudge.text.normalize import stem
+from clinjudge.text.numbers import format_number
 from clinjudge.text.quantities import Quantity, quantities_agree
 
 #: Quantity kinds the safety floor protects (medication dose, frequency, duration).
@@ -38,7 +39,9 @@ def check_quantities(
     the drug is discussed ("how often? — just once a day"); a vital sign or percentage in the
     claim's evidence (its unit names the measure); any other value bound to no drug only in a
     sentence that shares a content word with the claim's words around it (not "sitting a
-    half-hour" vs "a work note for six weeks"). A floor quantity with no equivalent at all →
+    half-hour" vs "a work note for six weeks"). A paired reading whose first number the visit
+    says on its own ("116/60" where it says "116 on the dot" and "140 over 60") is another
+    occasion's reading given in part: tier 4. A floor quantity with no equivalent at all →
     tier 4."""
     for q in analysis.quantities:
         if q.kind not in CHECKED_QUANTITIES:
@@ -77,6 +80,8 @@ def check_quantities(
             ),
             None,
         )
+        if said is not None and (part := _reading_in_part(q, said, facts)):
+            return 4, f"the visit gives '{part}' but never the reading '{q.text}'"
         if said is not None:
             return 5, f"'{q.text}' disagrees with what the visit says: '{said.text}'"
         if q.kind in FLOOR_QUANTITIES:
@@ -118,6 +123,17 @@ def bound_drug(analysis: ClaimAnalysis, q: Quantity) -> ConceptMention | None:
     if after and len(text[q.end : after[0].start].split()) <= 3:
         return after[0]
     return None
+
+
+def _reading_in_part(q: Quantity, said: Quantity, facts: TranscriptFacts) -> str | None:
+    """The first number of a paired reading ("116/60") when the visit says it although the
+    rival reading ("140 over 60") has another: the claim is a reading the visit gives in part
+    ("a couple of weeks ago it was 116 on the dot"), another occasion than the rival's, so
+    unsaid rather than contradicted."""
+    if q.value2 is None or said.value2 is None or q.value == said.value:
+        return None
+    first = format_number(q.value)
+    return first if first in facts.numbers else None
 
 
 def _is_target(facts: TranscriptFacts, t: Quantity) -> bool:

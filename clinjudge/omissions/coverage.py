@@ -11,10 +11,11 @@ and polarity p (denied / affirmed):
                to the fact's as another name of it (:data:`CARRYING_RELATIONS`: brand/generic,
                abbreviation, lay term) or, for a drug or an ordered test, a wider name of it
                (:data:`WIDER_NAMES`: the drug's class, the test's kind)
-    covered       ⇔ some match has polarity p; or, with no match, the fact's content words all
-                    stand in one note sentence, or p is denied and the note says the review of
-                    systems is otherwise negative ("ROS: negative except as above", "denies any
-                    other symptoms")
+    covered       ⇔ some match has polarity p; or, with no match, the content words of the
+                    fact's wording (or of a preferred name of its classes, when two words or
+                    more) all stand in one note sentence, or p is denied and the note says
+                    the review of systems is otherwise negative ("ROS: negative except as
+                    above", "denies any other symptoms")
     contradicted  ⇔ not covered, every match has the other polarity, and the transcript's
                     mentions of C all have polarity p (a visit that both affirms and denies a
                     concept — "no chest pain at rest, some on exertion" — contradicts nothing)
@@ -24,8 +25,9 @@ A **dose** fact is ``covered`` when a note sentence naming the drug gives a dose
 with one the visit gave it (:func:`~clinjudge.text.quantities.quantities_agree`),
 ``contradicted`` when such sentences give doses and none agrees (50 mg vs 100 mg), else
 ``omitted`` (the drug named without its dose, or not at all). A **value** fact (a vital) is
-covered by any note quantity that agrees with it, else omitted (a note may give another
-reading of the same sign). An **allergy** is
+covered by any note quantity that agrees with it, ``contradicted`` by a note value of the
+same sign that agrees with no reading the visit gives (a note may give another reading of the
+same sign, which is no contradiction), else omitted. An **allergy** is
 covered only by a note sentence that names an allergy (or an "Allergies" section): a drug
 listed among the medications does not record it; a statement about allergies as such ("no
 allergies") by any note sentence recording allergies ("NKDA").
@@ -155,6 +157,18 @@ class NoteView:
         carrying = CARRYING_RELATIONS | WIDER_NAMES.get(fact.category, frozenset())
         return [m for m in self.mentions if self.kb.related(fact.surface, m.surface) in carrying]
 
+    def names_of(self, fact: VisitFact) -> list[frozenset[str]]:
+        """The content words of the fact's wording and of its classes' preferred names of two
+        words or more ("steroid shot" is also "corticosteroid injection", which "a spinal
+        injection with a corticosteroid" carries); one word is left to the concept match."""
+        names = [frozenset(content_tokens(fact.surface))]
+        for c in fact.canonical:
+            if c in self.kb.lexicon.pos:
+                words = frozenset(content_tokens(self.kb.concept(c).preferred))
+                if len(words) >= 2 and words not in names:
+                    names.append(words)
+        return [w for w in names if w]
+
     def first(self, test) -> int:  # noqa: ANN001 - a predicate over NoteSentence
         return next((i for i, s in enumerate(self.sentences) if test(s)), -1)
 
@@ -171,7 +185,7 @@ def check_fact(fact: VisitFact, view: NoteView, transcript: TranscriptFacts) -> 
     if fact.category in ("return precaution", "follow-up"):
         return _plan_fact(fact, view)
     if fact.attribute == "value":
-        return _value_fact(fact, view)
+        return _value_fact(fact, view, transcript)
     if fact.canonical and fact.canonical[0].startswith(SOCIAL_PREFIX):
         return _social_fact(fact, view)
     if fact.category == "allergy" and ALLERGY.search(fact.surface):
@@ -204,10 +218,10 @@ def check_fact(fact: VisitFact, view: NoteView, transcript: TranscriptFacts) -> 
     if matches:
         found = view.sentences[matches[0].sentence]
         return _result(fact, "covered", found, "the visit said both; the note states one")
-    words = frozenset(content_tokens(fact.surface))
-    for i, tokens in enumerate(view.tokens):
-        if words and words <= tokens and fact.category != "allergy":
-            return _result(fact, "covered", view.sentences[i], "the note uses the same words")
+    for words in view.names_of(fact):
+        for i, tokens in enumerate(view.tokens):
+            if words <= tokens and fact.category != "allergy":
+                return _result(fact, "covered", view.sentences[i], "the note uses the same words")
     if denied and fact.category == "symptom" and view.blanket_negative >= 0:
         found = view.sentences[view.blanket_negative]
         return _result(fact, "covered", found, "the note's review of systems is otherwise negative")
@@ -262,15 +276,30 @@ def _social_fact(fact: VisitFact, view: NoteView) -> FactCoverage:
     return _omitted(fact)
 
 
-def _value_fact(fact: VisitFact, view: NoteView) -> FactCoverage:
-    """A vital's value: covered by any note quantity that agrees with it."""
+def _value_fact(fact: VisitFact, view: NoteView, transcript: TranscriptFacts) -> FactCoverage:
+    """A vital's value: covered by any note quantity that agrees with it; contradicted by a
+    note value of the same sign that no reading of the visit gives (130/70 written for a visit
+    whose only blood pressure was 144/72); else omitted."""
     said = fact.quantities[0]
+    other: tuple[int, Quantity] | None = None
     for i, quantities in enumerate(view.quantities):
         for q in quantities:
-            if quantities_agree(said, q):
+            agree = quantities_agree(said, q)
+            if agree:
                 return _result(fact, "covered", view.sentences[i], f"the note gives {q.text!r}")
+            if agree is False and q.unit == said.unit and other is None:
+                other = (i, q)
+    if other is not None and not _visit_gives(transcript, other[1]):
+        i, q = other
+        why = f"the visit gives {fact.surface} {said.text!r}; the note writes {q.text!r}"
+        return _result(fact, "contradicted", view.sentences[i], why)
     why = f"the note never gives the {fact.surface} of {said.text!r}"
     return FactCoverage(fact, "omitted", -1, -1, why)
+
+
+def _visit_gives(transcript: TranscriptFacts, value: Quantity) -> bool:
+    """Some quantity of the transcript agrees with ``value`` (another reading of the sign)."""
+    return any(quantities_agree(q, value) for qs in transcript.quantities for q in qs)
 
 
 def _result(fact: VisitFact, status: Status, s: NoteSentence, why: str) -> FactCoverage:

@@ -56,8 +56,8 @@ from dataclasses import replace
 from clinjudge.grounding.critical_items import (
     ABNORMAL,
     ALLERGY,
-    MEDICATION_CHANGE,
     RED_FLAGS,
+    change_cues,
     is_precaution,
     names_allergy,
 )
@@ -136,7 +136,7 @@ def visit_facts(facts: TranscriptFacts, kb: KnowledgeBase) -> list[VisitFact]:
         found: list[tuple[tuple, VisitFact]] = []
         for m in mentions:
             m = _resolved(m, kb)
-            fact = _concept_fact(m, unit.text, unit.speaker, red_flags, tested)
+            fact = _concept_fact(m, unit.text, unit.speaker, red_flags, tested, drugs)
             if fact is None:
                 continue
             found.append(((frozenset(m.canonical), fact.polarity), fact))
@@ -182,7 +182,12 @@ def is_symptom(m: ConceptMention) -> bool:
 
 
 def _concept_fact(
-    m: ConceptMention, sentence: str, speaker: str, red_flags: set[str], tested: bool
+    m: ConceptMention,
+    sentence: str,
+    speaker: str,
+    red_flags: set[str],
+    tested: bool,
+    drugs: list[ConceptMention],
 ) -> VisitFact | None:
     if m.negated is None or _not_about_patient(m, sentence):
         return None
@@ -192,7 +197,7 @@ def _concept_fact(
     if category is None:
         return None
     polarity: Polarity = "denied" if m.negated else "affirmed"
-    why = _why_critical(category, polarity, m, sentence, speaker, red_flags)
+    why = _why_critical(category, polarity, m, sentence, speaker, red_flags, drugs)
     words = m.surface if polarity == "affirmed" else f"no {m.surface}"
     return VisitFact(
         id="",
@@ -282,6 +287,7 @@ def _why_critical(
     sentence: str,
     speaker: str,
     red_flags: set[str],
+    drugs: list[ConceptMention],
 ) -> str:
     """Why the fact is critical, or ``""`` (module docstring); cues are read in the mention's
     own statement (:func:`clause_of`), not across a run-on transcript sentence."""
@@ -302,9 +308,23 @@ def _why_critical(
     examined = clinician and EXAMINING.search(clause) and not clause.rstrip().endswith("?")
     if category == "symptom" and examined and not normal:
         return "abnormal exam finding"  # "there is edema of the right ankle"
-    if category == "medication" and clinician and MEDICATION_CHANGE.search(clause):
+    if category == "medication" and clinician and _changed(m, sentence, left, right, drugs):
         return "medication change"
     return ""
+
+
+def _changed(
+    m: ConceptMention, sentence: str, left: int, right: int, drugs: list[ConceptMention]
+) -> bool:
+    """A change cue of the mention's clause is about this drug: no other drug is named between
+    the two ("continue your metformin … your hydrochlorothiazide, increase it to 25 mg" changes
+    only the second)."""
+    others = [d for d in drugs if set(d.canonical) != set(m.canonical)]
+    for cue in (left + c for c in change_cues(sentence[left:right])):
+        low, high = sorted((cue, m.start))
+        if not any(low <= d.start < high for d in others):
+            return True
+    return False
 
 
 def _plan_facts(sentence: str, span: tuple[int, int]) -> dict[str, VisitFact]:

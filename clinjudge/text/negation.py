@@ -42,8 +42,17 @@ _THEN_VERB = (
     # adverbs between the negation and its verb: "i've not actually had any cough"
     r"actually|really|even|ever|yet|recently|lately|currently)\b){0,3}"
 )
+#: A need denied, up to its object: "i do n't think that we need to refer you for any further
+#: steroid injection , or physical therapy" (the object list is in scope).
+_NEED_NOT = rf"""
+    \b(?:do|does|did){_NT}\s+(?:(?:think|believe)\s+(?:that\s+)?(?:we|you|i|he|she)\s+
+       (?:need|have)|need)\s+
+    (?:to\s+[a-z]+\s+(?:(?:you|him|her)\s+)?(?:(?:for|on|with|to|into)\s+)?)?
+    (?:(?:any|a|an|the)\s+)?(?:(?:further|more|other|additional)\s+)?
+"""
 _NEG_PRE = rf"""
-    \b(?:do|does|did|have|has|had|is|was|are|were|wo){_NT}\b{_THEN_VERB}
+    {_NEED_NOT}
+  | \b(?:do|does|did|have|has|had|is|was|are|were|wo){_NT}\b{_THEN_VERB}
   | \b(?:no|not|never|nor|neither|without|nil|none|nope|nah|nothing){_THEN_VERB}\b
   | \bno\s+(?:evidence|signs?|history|hx|h/o|complaints?|symptoms?|episodes?)\s+of\b
   | \bno\s+known\b | \bno\s+longer\b | \bnegative\s+for\b | \bfree\s+of\b | \babsence\s+of\b
