@@ -205,3 +205,18 @@ def test_a_reading_the_visit_gives_in_part_is_unsaid_not_contradicted(setup):
     assert "'116'" in v.rationale and "116/60" in v.rationale
     v = verdict(setup, visit, "Her blood pressure was 150/60 mmHg today.", section="VITALS")
     assert v.tier == 5, v.rationale  # no number of it is said: another value of the same sign
+
+
+def test_a_value_said_of_another_body_site_is_another_entity(setup):
+    visit = (
+        "[doctor] what did you do for your skin this morning and last night ?\n"
+        "[patient] i washed my face with the benzoyl peroxide , both times .\n"
+        "[doctor] acne is well controlled on the face , with a mild flare on the back . "
+        "recommend continuing the plan for the face and panoxyl 10 % foaming wash to the back "
+        "in the shower daily .\n"
+    )
+    claim = "Continue benzoyl peroxide facial wash twice daily."
+    v = verdict(setup, visit, claim, section="PLAN")
+    assert v.tier != 5, v.rationale
+    v = verdict(setup, visit, "Benzoyl peroxide wash to the back twice daily.", section="PLAN")
+    assert v.tier == 5, v.rationale  # the back's wash is daily

@@ -84,3 +84,14 @@ def test_a_lay_name_is_carried_by_the_words_of_its_clinical_name(kb):
     assert status["steroid shot"].status == "covered"
     _, status = read(kb, visit, "PLAN: Ibuprofen as needed.")
     assert status["steroid shot"].status == "omitted"
+
+
+def test_a_procedure_s_antiseptic_is_no_medication_unless_allergic_to_it(kb):
+    visit = (
+        "[patient] i just got my prescription from him . well , see , i had the iodine for my "
+        "eyes .\n"
+    )
+    found, _ = read(kb, visit)
+    assert not any("iodine" in text for text in found), sorted(found)
+    found, _ = read(kb, visit + "[doctor] any allergies ?\n[patient] i'm allergic to iodine .\n")
+    assert found["iodine"].category == "allergy"  # the allergy is still a fact

@@ -10,8 +10,9 @@ import re
 from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.transcript_facts import ConceptMention, TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
+from clinjudge.judges.unvoiced_orders import SITES
 from clinjudge.text.clauses import CLAUSE_BREAK, change_target, from_now
-from clinjudge.text.normalize import stem
+from clinjudge.text.normalize import content_token_spans, stem
 from clinjudge.text.numbers import format_number
 from clinjudge.text.quantities import Quantity, quantities_agree
 
@@ -41,7 +42,9 @@ def check_quantities(
     sentence that shares a content word with the claim's words around it (not "sitting a
     half-hour" vs "a work note for six weeks"). A paired reading whose first number the visit
     says on its own ("116/60" where it says "116 on the dot" and "140 over 60") is another
-    occasion's reading given in part: tier 4. A floor quantity with no equivalent at all →
+    occasion's reading given in part: tier 4. A value said of a body site (within
+    :data:`SITE_REACH` characters: "facial wash twice daily") has no rival said only of other
+    sites ("wash to the back in the shower daily"). A floor quantity with no equivalent at all →
     tier 4."""
     for q in analysis.quantities:
         if q.kind not in CHECKED_QUANTITIES:
@@ -71,6 +74,9 @@ def check_quantities(
         else:
             near_words = words_around(analysis, q)
             rivals = [t for u in window if near_words & u.tokens for t in facts.quantities[u.index]]
+        claimed_sites = sites_near(analysis.claim.text, q.start, q.end)
+        if claimed_sites:  # "facial wash twice daily" vs "wash to the back … daily"
+            rivals = [t for t in rivals if not _other_site(facts, t, claimed_sites)]
         target = change_target(analysis.claim.text, q)
         said = next(
             (
@@ -136,12 +142,43 @@ def _reading_in_part(q: Quantity, said: Quantity, facts: TranscriptFacts) -> str
     return first if first in facts.numbers else None
 
 
-def _is_target(facts: TranscriptFacts, t: Quantity) -> bool:
-    """:func:`change_target` of a transcript quantity, read in its own sentence."""
+def _sentence_of(facts: TranscriptFacts, t: Quantity) -> str:
+    """The transcript sentence a transcript quantity was read from."""
     for unit, quantities in zip(facts.index.units, facts.quantities, strict=True):
         if any(x is t for x in quantities):
-            return change_target(unit.text, t)
-    return False
+            return unit.text
+    return ""
+
+
+def _is_target(facts: TranscriptFacts, t: Quantity) -> bool:
+    """:func:`change_target` of a transcript quantity, read in its own sentence."""
+    return change_target(_sentence_of(facts, t), t)
+
+
+#: Adjectives that name a body site ("facial wash" is a wash for the face).
+_SITE_ADJECTIVES = {"facial": "face", "pulmonary": "lung", "renal": "kidney", "hepatic": "liver"}
+#: How far (characters) from a value the site it is said of may stand.
+SITE_REACH = 60
+
+
+def sites_near(text: str, start: int, end: int, reach: int = SITE_REACH) -> set[str]:
+    """Body sites (stems of :data:`~clinjudge.judges.unvoiced_orders.SITES`) named within
+    ``reach`` characters of ``text[start:end]``: the site a value is said of ("benzoyl peroxide
+    facial wash twice daily", "foaming wash to the back in the shower daily")."""
+    found = set()
+    for token, s, e in content_token_spans(text):
+        if start - reach <= s and e <= end + reach:
+            site = _SITE_ADJECTIVES.get(token, token)
+            if site in SITES:
+                found.add(site)
+    return found
+
+
+def _other_site(facts: TranscriptFacts, t: Quantity, claimed: set[str]) -> bool:
+    """The transcript value is said of other body sites than the claim's value: another
+    entity (the back wash's "daily" against the face wash's "twice daily")."""
+    said = sites_near(_sentence_of(facts, t), t.start, t.end)
+    return bool(said) and not said & claimed
 
 
 def words_around(analysis: ClaimAnalysis, q: Quantity, reach: int = 40) -> set[str]:

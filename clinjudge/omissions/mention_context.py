@@ -26,6 +26,13 @@ FOODS = frozenset(
     {"wheat", "water", "milk", "bread", "corn", "soy", "rice", "egg", "eggs", "peanut"}
     | {"peanuts", "gluten", "juice", "honey", "oat", "oats", "coffee", "tea", "soda", "sodas"}
 )
+#: Antiseptics and contrast agents a procedure uses ("i had the iodine for my eyes" before a
+#: cataract operation): materials of the procedure, not the patient's medications — a fact
+#: only as what an allergy is to ("allergic to iodine").
+PROCEDURE_MATERIALS = frozenset(
+    {"iodine", "povidone-iodine", "betadine", "chlorhexidine", "contrast", "contrast dye"}
+    | {"gadolinium", "barium", "dye"}
+)
 #: Vital signs named without a value or a cue: the value facts carry vitals.
 VITAL_NAMES = frozenset(
     {"blood pressure", "bp", "heart rate", "pulse", "temperature", "weight", "oxygen"}

@@ -42,10 +42,11 @@ dehydration") is not a fact about the patient and gives none (a drug always is: 
 ibuprofen"). A diagnosis, result or finding after a history cue ("past medical history
 significant for", "prior") is ``history``. A drug is an allergy fact only as what the
 allergy is to ("allergic to penicillin", "a sulfa allergy"), not as a drug given for
-allergies. Concepts of kind anatomy,
-abbreviation-only, or "other" (courtesy words, administrative terms) give no fact, nor does a
-drug name that is also a body part ("thyroid"); a drug name that is also a finding or test
-("cholesterol") is read as the finding.
+allergies. Concepts of kind anatomy, abbreviation-only, or "other" (courtesy words,
+administrative terms) give no fact, nor does a drug name that is also a body part
+("thyroid"); a food some drug vocabularies list ("wheat") or a procedure's antiseptic or
+contrast agent ("iodine") is a fact only as what an allergy is to; a drug name that is also a
+finding or test ("cholesterol") is read as the finding.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ from clinjudge.omissions.mention_context import (
     FOODS,
     NOT_KIN,
     PAIN_SCALE,
+    PROCEDURE_MATERIALS,
     SOMEONE_ELSE,
     TEACHING,
     VITAL_NAMES,
@@ -246,7 +248,7 @@ def _category(m: ConceptMention, sentence: str, speaker: str, tested: bool) -> C
     if kinds & _DRUG:
         if _allergic_to(m, sentence):
             return "allergy"
-        return None if m.surface.lower() in FOODS else "medication"
+        return None if m.surface.lower() in FOODS | PROCEDURE_MATERIALS else "medication"
     if ALLERGY.search(m.surface):
         if ALLERGY_CONDITION.search(sentence[: m.start]):
             return "history"  # "claritin for allergies": hay fever, not an allergy to a drug
