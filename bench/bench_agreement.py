@@ -7,6 +7,12 @@ Cohen's κ over units (95% intervals resample whole encounters), the accuracy of
 the per-note Spearman correlation of the two shares, and the misses and false flags grouped by
 kind with examples.
 
+The bench judges the notes itself; every number is computed by the code behind
+``clinjudge agreement`` (:mod:`clinjudge.agreement.labels` reads the labels,
+:mod:`clinjudge.metrics.unit_agreement` and :mod:`clinjudge.metrics.disagreements` score them),
+so ``clinjudge compare`` over the same notes followed by ``clinjudge agreement`` gives the same
+table.
+
 Labels are read from the shared development labels and the labels committed under
 ``bench/claim_labels/`` (both by the same GUIDE.md); ``--labels`` picks directories.
 
@@ -27,31 +33,34 @@ import asyncio
 import csv
 import json
 import os
-import re
 import resource
 import statistics
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
 
+from clinjudge.agreement.labels import (  # noqa: E402
+    labelled_notes,
+    read_label_set,
+    read_units,
+)
+from clinjudge.agreement.runs import judged_claims  # noqa: E402
 from clinjudge.api import ajudge_note, make_setup  # noqa: E402
 from clinjudge.errors import ConfigError  # noqa: E402
 from clinjudge.knowledge.base import KnowledgeBase  # noqa: E402
 from clinjudge.llm import ResponseCache  # noqa: E402
+from clinjudge.metrics.disagreements import false_flags_by_kind, misses_by_kind  # noqa: E402
 from clinjudge.metrics.intervals import wilson_interval  # noqa: E402
-from clinjudge.metrics.unit_labels import (  # noqa: E402
-    ClaimCall,
-    LabelledUnit,
-    UnitResult,
-    agreement_summary,
-    overlaps,
-    unit_call,
+from clinjudge.metrics.unit_agreement import (  # noqa: E402
+    INTERVAL_KEYS,
+    JudgedClaim,
+    judge_agreement,
+    unit_results,
 )
+from clinjudge.metrics.unit_labels import UnitResult, overlaps  # noqa: E402
 from clinjudge.text.sections import segment_note  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -73,99 +82,15 @@ class InputError(Exception):
 
 
 def load_labelled(data: Path, label_dirs: list[Path], encounters: set[str] | None):
-    """Notes that have labels, and their labelled units (first directory wins per encounter)."""
+    """Notes that have labels, and their labelled units: each label directory is one label set
+    (the first set labelling a unit wins), read by :mod:`clinjudge.agreement.labels`."""
     for name in ("notes.jsonl", "units.jsonl"):
         if not (data / name).is_file():
             raise InputError(f"{data / name} not found: --data is the claim-labels directory")
-    labels: dict[tuple[str, str, int], dict] = {}
-    seen: set[str] = set()
-    for folder in label_dirs:
-        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-            if path.stem in seen or (encounters and path.stem not in encounters):
-                continue
-            seen.add(path.stem)
-            for line in path.open():
-                if line.strip():
-                    r = json.loads(line)
-                    labels[(r["encounter"], r["system"], r["unit"])] = r
-    notes = {
-        n["id"]: n for n in map(json.loads, (data / "notes.jsonl").open()) if n["encounter"] in seen
-    }
-    units: dict[str, list[LabelledUnit]] = defaultdict(list)
-    for u in map(json.loads, (data / "units.jsonl").open()):
-        r = labels.get((u["encounter"], u["system"], u["unit"]))
-        if u["kind"] != "text" or r is None:
-            continue
-        note_id = f"{u['encounter']}/{u['system']}"
-        units[note_id].append(
-            LabelledUnit(
-                note_id=note_id,
-                encounter=u["encounter"],
-                system=u["system"],
-                unit=u["unit"],
-                start=u["start"],
-                end=u["end"],
-                text=u["text"],
-                label=r["label"],
-                severity=r.get("severity"),
-                span=r.get("span"),
-                reason=r.get("reason") or "",
-            )
-        )
-    return {k: v for k, v in notes.items() if k in units}, units
-
-
-# -- kinds of misses and false flags --------------------------------------------------------------
-MISS_KINDS = [  # (kind, pattern over the label's reason + span), first match wins
-    (
-        "name / age / demographic",
-        r"\bname|surname|\bage\b|year[- ]old|\bsex\b|occupation|demograph",
-    ),
-    ("speaker", r"speaker|who said|said by|attribut|patient (?:said|asked)|doctor (?:said|asked)"),
-    (
-        "symptom status (denied ↔ reported)",
-        r"\bden(?:y|ies|ied)\b|affirm|negat|reported .* as|"
-        r"not deni|opposite|said yes|said no|endorse",
-    ),
-    (
-        "value / frequency / dose",
-        r"frequen|\bdose|\bdaily|weekly|twice|once|\bmg\b|value|number|"
-        r"\bunit|reading|level",
-    ),
-    ("side / body site", r"\bside\b|\bleft\b|\bright\b|\bsite\b|location|laterality|body part"),
-    ("vital signs", r"vital|blood pressure|heart rate|temperature|pulse|oxygen|saturation|\bbp\b"),
-    ("exam finding", r"exam|auscultat|palpat|inspect|finding|tender|range of motion|normal"),
-    (
-        "counselling / plan / follow-up",
-        r"counsel|educat|advis|instruct|plan|referr|follow|"
-        r"discuss|recommend|return|schedul|order",
-    ),
-    ("history / medication", r"history|medication|drug|prescri|surgery|allerg"),
-    ("timing", r"\btim|week|month|year|day|duration|ago|since"),
-]
-FLAG_KINDS = [  # (kind, pattern over the flagging verdict's rationale)
-    ("medication not named", r"^medication '"),
-    ("procedure/test not named", r"^procedure/test"),
-    ("diagnosis not stated or inferable", r"^diagnosis '"),
-    ("citation", r"^cites a source"),
-    ("value not stated", r"^value .* not stated|has no equivalent"),
-    ("value disagrees", r"disagrees with what the visit says"),
-    ("affirmed ↔ denied", r"^claim (?:affirms|denies)"),
-    ("left ↔ right", r"contradicts '(?:left|right)"),
-    ("no basis (wording)", r"^nothing in the visit supports|^the visit does not say this word"),
-    ("exam never voiced", r"^the visit (?:voices no examination|reads out no vital)"),
-    ("combiner: words the visit never says", r"^never said in the visit"),
-    ("combiner: words missing near the claim", r"^the passages that match it"),
-    ("combiner: exam never voiced", r"^an examination finding the visit never voices"),
-    ("combiner: statement not made", r"^the visit does not say this"),
-]
-
-
-def kind_of(text: str, kinds: list[tuple[str, str]], default: str = "other") -> str:
-    for name, pattern in kinds:
-        if re.search(pattern, text, re.I):
-            return name
-    return default
+    sets = [read_label_set(folder) for folder in label_dirs if folder.is_dir()]
+    units = labelled_notes(sets, read_units(data / "units.jsonl"), encounters).units
+    notes = {n["id"]: n for n in map(json.loads, (data / "notes.jsonl").open()) if n["id"] in units}
+    return notes, units
 
 
 # -- judging ---------------------------------------------------------------------------------
@@ -183,100 +108,46 @@ async def judge_notes(name: str, setup, notes: dict, seconds: list[float]) -> di
     return out
 
 
-def unit_results(units: dict[str, list[LabelledUnit]], judged: dict) -> list[UnitResult]:
-    results = []
-    for note_id, note_units in units.items():
-        calls = [
-            ClaimCall(c.start, c.end, None if v is None else not v.supported)
-            for c, v in judged[note_id]
-        ]
-        results += [UnitResult(u, unit_call(u.start, u.end, calls)) for u in note_units]
-    return results
-
-
-def flagging_verdicts(result: UnitResult, judged: dict) -> list[tuple]:
-    u = result.unit
-    return [
-        (c, v)
-        for c, v in judged[u.note_id]
-        if v is not None and not v.supported and overlaps(u.start, u.end, c.start, c.end)
-    ]
-
-
-# -- statistics ----------------------------------------------------------------------------------
-def encounter_bootstrap(results: list[UnitResult], keys: tuple[str, ...], n: int = 1000) -> dict:
-    """Percentile 95% intervals of summary statistics, resampling whole encounters."""
-    by_enc: dict[str, list[UnitResult]] = defaultdict(list)
-    for r in results:
-        by_enc[r.unit.encounter].append(r)
-    names = sorted(by_enc)
-    rng = np.random.default_rng(0)
-    draws: dict[str, list[float]] = {k: [] for k in keys}
-    for _ in range(n):
-        picked = rng.choice(len(names), size=len(names), replace=True)
-        sample = [r for i in picked for r in by_enc[names[i]]]
-        summary = agreement_summary(sample)
-        for k in keys:
-            if summary[k] is not None:
-                draws[k].append(float(summary[k]))
+def claims_of(judged: dict) -> dict[str, list[JudgedClaim]]:
+    """The judged claims of every note as the run layer reads them from a run's rows."""
     return {
-        k: (float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))) if v else (None, None)
-        for k, v in draws.items()
-    }
-
-
-def print_severity(results: list[UnitResult], judged: dict) -> None:
-    """Severity of the flags against the labels' (SPEC §9): a flagged unit is called major
-    when a flagging verdict is; recall = labelled-major flagged units called major / labelled-
-    major flagged units; precision over the flagged units called major (all, and errors only)."""
-    flagged = [r for r in results if r.flagged]
-    called = {
-        id(r)
-        for r in flagged
-        if any(v.severity == "major" for _, v in flagging_verdicts(r, judged))
-    }
-    if not called and not any(v.severity for r in flagged for _, v in flagging_verdicts(r, judged)):
-        return  # this judge rates no severity
-    majors = [r for r in flagged if r.unit.major]
-    hits = sum(1 for r in majors if id(r) in called)
-    errors_called = sum(1 for r in flagged if id(r) in called and r.unit.positive)
-    print(
-        f"  {'severity':14} major recall {fmt(hits / len(majors) if majors else None)} "
-        f"({hits} of {len(majors)} flagged major errors); precision of 'major' "
-        f"{fmt(hits / len(called) if called else None)} over {len(called)} flags called major, "
-        f"{fmt(hits / errors_called if errors_called else None)} over the {errors_called} "
-        "of them that are errors"
-    )
-
-
-def tier5_precision(results: list[UnitResult], judged: dict) -> dict | None:
-    """Tier-5 claims against the labels of the units they overlap: precision = claims
-    overlapping a unit labelled ``contradicted`` / tier-5 claims with a labelled unit (an
-    unsaid claim is tier 4, so ``unsupported`` units do not count as hits)."""
-    by_note: dict[str, list[UnitResult]] = defaultdict(list)
-    for r in results:
-        by_note[r.unit.note_id].append(r)
-    counts = {"contradicted": 0, "unsupported": 0, "supported": 0}
-    for note_id, rs in by_note.items():
-        for c, v in judged[note_id]:
-            if v is None or v.tier != 5:
-                continue
-            labels = {
-                r.unit.label for r in rs if overlaps(r.unit.start, r.unit.end, c.start, c.end)
+        note_id: judged_claims(
+            {
+                "claims": [c.model_dump(mode="json") for c, _ in pairs],
+                "verdicts": [v.model_dump(mode="json") for _, v in pairs if v is not None],
             }
-            if labels:
-                worst = next(k for k in counts if k in labels)
-                counts[worst] += 1
-    n = sum(counts.values())
-    if not n:
-        return None
-    lo, hi = wilson_interval(counts["contradicted"], n)
+        )
+        for note_id, pairs in judged.items()
+    }
+
+
+# -- report -------------------------------------------------------------------------------------
+def print_severity(severity: dict | None) -> None:
+    """Severity of the flags against the labels' (SPEC §9), as
+    :func:`clinjudge.metrics.unit_agreement.severity_agreement` computes it."""
+    if severity is None:
+        return  # this judge rates no severity
     print(
-        f"  {'tier 5':14} precision {fmt(counts['contradicted'] / n)} [{fmt(lo)}, {fmt(hi)}] "
-        f"over {n} tier-5 claims (units labelled contradicted {counts['contradicted']}, "
-        f"unsupported {counts['unsupported']}, supported {counts['supported']})"
+        f"  {'severity':14} major recall {fmt(severity['major_recall'])} "
+        f"({severity['hits']} of {severity['flagged_majors']} flagged major errors); precision "
+        f"of 'major' {fmt(severity['major_precision'])} over {severity['called_major']} flags "
+        f"called major, {fmt(severity['major_precision_errors'])} over the "
+        f"{severity['called_major_errors']} of them that are errors"
     )
-    return {"claims": n, **counts, "precision": counts["contradicted"] / n}
+
+
+def print_tier5(tier5: dict | None) -> None:
+    """Tier-5 precision against ``contradicted`` units
+    (:func:`clinjudge.metrics.unit_agreement.tier5_precision`)."""
+    if tier5 is None:
+        return
+    lo, hi = tier5["ci95"]
+    print(
+        f"  {'tier 5':14} precision {fmt(tier5['precision'])} [{fmt(lo)}, {fmt(hi)}] "
+        f"over {tier5['claims']} tier-5 claims (units labelled contradicted "
+        f"{tier5['contradicted']}, unsupported {tier5['unsupported']}, supported "
+        f"{tier5['supported']})"
+    )
 
 
 def fmt(x, pct: bool = False) -> str:
@@ -285,24 +156,24 @@ def fmt(x, pct: bool = False) -> str:
     return f"{x:.1%}" if pct else f"{x:.2f}"
 
 
-def report(name: str, results: list[UnitResult], judged: dict, notes: dict, examples: int) -> dict:
-    s = agreement_summary(results)
-    ci = encounter_bootstrap(results, ("precision", "recall", "f1", "kappa", "note_spearman"))
-    baseline = 1 - s["positives"] / s["units"] if s["units"] else None
+def report(name: str, results: list[UnitResult], claims: dict, examples: int) -> dict:
+    """Print one judge's agreement (numbers from :func:`judge_agreement`) and return them."""
+    s = judge_agreement(results, claims)
+    ci, baseline = s["ci95"], s["all_supported_accuracy"]
     print(
         f"\n== {name}: {s['units']} units of {s['notes']} notes "
         f"({s['excluded_units']} unjudged, excluded); {s['positives']} labelled errors, "
         f"{s['flagged']} flagged =="
     )
-    for key in ("precision", "recall", "f1", "kappa", "note_spearman"):
+    for key in INTERVAL_KEYS:
         lo, hi = ci[key]
         print(f"  {key:14} {fmt(s[key])}  [{fmt(lo)}, {fmt(hi)}]")
     print(f"  {'accuracy':14} {fmt(s['accuracy'])}  (all 'supported': {fmt(baseline)})")
     print(
         f"  {'major recall':14} {fmt(s['major_recall'])}  ({s['majors_flagged']} of {s['majors']})"
     )
-    print_severity(results, judged)
-    tier5 = tier5_precision(results, judged)
+    print_severity(s["severity"])
+    print_tier5(s["tier5"])
     print("  per system: labelled share → judged share (units)")
     for system, v in s["systems"].items():
         print(
@@ -310,16 +181,9 @@ def report(name: str, results: list[UnitResult], judged: dict, notes: dict, exam
             f"  ({v['units']})"
         )
     print(f"  systems ranked as the labels rank them: {s['system_rank_agrees']}")
-    misses = [r for r in results if r.unit.positive and r.call == "cleared"]
-    false_flags = [r for r in results if not r.unit.positive and r.flagged]
-    miss_kinds: dict[str, list[UnitResult]] = defaultdict(list)
-    for r in misses:
-        miss_kinds[kind_of(f"{r.unit.reason} {r.unit.span}", MISS_KINDS)].append(r)
-    flag_kinds: dict[str, list[tuple]] = defaultdict(list)
-    for r in false_flags:
-        why = flagging_verdicts(r, judged)[0][1].rationale
-        flag_kinds[kind_of(why, FLAG_KINDS, default="llm / other")].append((r, why))
-    print(f"  misses by kind ({len(misses)}):")
+    miss_kinds = misses_by_kind(results)
+    flag_kinds = false_flags_by_kind(results, claims)
+    print(f"  misses by kind ({sum(map(len, miss_kinds.values()))}):")
     for kind, rs in sorted(miss_kinds.items(), key=lambda kv: -len(kv[1])):
         majors = sum(r.unit.major for r in rs)
         print(f"    {len(rs):3} ({majors} major)  {kind}")
@@ -328,17 +192,14 @@ def report(name: str, results: list[UnitResult], judged: dict, notes: dict, exam
                 f"          - [{r.unit.note_id} u{r.unit.unit}] {r.unit.text[:90]!r}"
                 f"  — label: {r.unit.reason}"
             )
-    print(f"  false flags by kind ({len(false_flags)}):")
-    for kind, rs in sorted(flag_kinds.items(), key=lambda kv: -len(kv[1])):
-        print(f"    {len(rs):3}  {kind}")
-        for r, why in rs[:examples]:
+    print(f"  false flags by kind ({sum(map(len, flag_kinds.values()))}):")
+    for kind, pairs in sorted(flag_kinds.items(), key=lambda kv: -len(kv[1])):
+        print(f"    {len(pairs):3}  {kind}")
+        for r, why in pairs[:examples]:
             print(
                 f"          - [{r.unit.note_id} u{r.unit.unit}] {r.unit.text[:90]!r}"
                 f"  — judge: {why[:90]}"
             )
-    s["ci95"] = ci
-    s["tier5"] = tier5
-    s["all_supported_accuracy"] = baseline
     s["miss_kinds"] = {k: len(v) for k, v in miss_kinds.items()}
     s["false_flag_kinds"] = {k: len(v) for k, v in flag_kinds.items()}
     return s
@@ -435,8 +296,9 @@ async def main_async(args) -> None:
             await ajudge_note(first["dialogue"], first["note"], setup=setup)
         seconds: list[float] = []
         judged = await judge_notes(name, setup, notes, seconds)
-        results = unit_results(units, judged)
-        summaries[name] = report(name, results, judged, notes, args.examples)
+        claims = claims_of(judged)
+        results = unit_results(units, claims)
+        summaries[name] = report(name, results, claims, args.examples)
         summaries[name]["seconds_per_note_median"] = statistics.median(seconds)
         print(
             f"  {statistics.median(seconds):.2f} s per note (median), "
@@ -450,12 +312,12 @@ async def main_async(args) -> None:
         elif setup.caller is not None:
             u = setup.caller.usage
             failures = sum(1 for n in judged.values() for _, v in n if v is None)
-            claims = sum(len(n) for n in judged.values())
+            n_claims = sum(len(n) for n in judged.values())
             print(
                 f"  model {setup.caller.model_id} ({args.protocol} protocol): {u.calls} calls "
                 f"({u.calls / len(notes):.1f} per note; {u.cache_hits} answered from the "
                 f"cache), {u.input_tokens} tokens in / {u.output_tokens} out, JSON asked as "
-                f"{u.output_modes}; claims without a verdict {failures} of {claims} "
+                f"{u.output_modes}; claims without a verdict {failures} of {n_claims} "
                 f"({u.parse_failures} parse failures, {u.errors} call errors)"
             )
             summaries[name]["usage"] = u.as_dict()

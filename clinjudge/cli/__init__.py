@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import typer
 
+from clinjudge.cli.agreement import agreement
 from clinjudge.cli.cef import cef
 from clinjudge.cli.compare import compare
 from clinjudge.cli.detect import detect, gate, pairs
@@ -42,6 +43,7 @@ app.command()(gate)
 app.command()(inject)
 app.command("meta-eval")(meta_eval)
 app.command()(report)
+app.command()(agreement)
 app.command("safety-case")(safety_case)
 app.command()(serve)
 app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")

@@ -1,0 +1,27 @@
+"""``agreement.html``: the agreement report as a self-contained page of the report viewer (the
+tables of ``agreement.md`` and every disagreement, worst first; SPEC §9)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clinjudge.report.agreement_markdown import judge_table, number, system_table
+from clinjudge.report.formatting import percent
+from clinjudge.report.html_report import render_page
+
+
+def write_agreement_html(report: dict[str, Any], out_dir: Path) -> Path:
+    headers, rows = judge_table(report)
+    system_headers, system_rows = system_table(report)
+    html = render_page(
+        "agreement.html.j2",
+        r=report,
+        table={"headers": headers, "rows": rows},
+        systems={"headers": system_headers, "rows": system_rows},
+        num=number,
+        pct=percent,
+    )
+    path = Path(out_dir) / "agreement.html"
+    path.write_text(html, encoding="utf-8")
+    return path
