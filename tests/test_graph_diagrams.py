@@ -29,6 +29,7 @@ GRAPHS = [
     ("clinjudge.graphs.omission", "build_graph"),
     ("clinjudge.graphs.error_detection", "build_graph"),
     ("clinjudge.graphs.inject", "build_graph"),
+    ("clinjudge.graphs.pairwise", "build_graph"),
 ]
 
 

@@ -3,6 +3,7 @@
 
     clinjudge judge --transcript t.txt --note n.txt [--mode inference-aware] [--json]
     clinjudge compare aci-demo --judges lexical,inference-aware --out runs/demo
+    clinjudge arena systems.csv --systems reference,gpt4,bart --judge pairwise --out runs/arena
     clinjudge report runs/demo --format tsv
     clinjudge knowledge search "heart attack"
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import typer
 
 from clinjudge.cli.agreement import agreement
+from clinjudge.cli.arena import arena
 from clinjudge.cli.cef import cef
 from clinjudge.cli.compare import compare
 from clinjudge.cli.detect import detect, gate, pairs
@@ -35,6 +37,7 @@ app = typer.Typer(
 )
 app.command()(judge)
 app.command()(compare)
+app.command()(arena)
 app.command()(cef)
 app.command()(factcheck)
 app.command()(detect)

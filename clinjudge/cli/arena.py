@@ -1,0 +1,200 @@
+"""``clinjudge arena``: which system writes the better notes — pairwise judging, Elo and
+Bradley–Terry (SPEC §6, issue 25)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clinjudge.cli.common import (
+    UsageError,
+    check_choice,
+    interrupt_keeps,
+    one_line_errors,
+    print_run_failures,
+    progress_bars,
+    stdout,
+    warn_skipped,
+)
+
+
+def arena(
+    dataset: Annotated[
+        str,
+        typer.Argument(
+            help="A CSV/JSONL/JSON file with the notes of several systems for the same "
+            "encounters: one note column per system, or a system column (--system-column)."
+        ),
+    ],
+    systems: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated systems, at least 2: the note columns (e.g. "
+            "reference,gpt4,bart), or the values of --system-column."
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
+    judge: Annotated[str, typer.Option(help="The pairwise judge: pairwise.")] = "pairwise",
+    backend: Annotated[
+        str, typer.Option(help="offline (the pairwise judge's LLM backend is not built yet).")
+    ] = "offline",
+    system_column: Annotated[
+        str | None,
+        typer.Option(
+            help="Column naming the system of each row (one row per encounter and system)."
+        ),
+    ] = None,
+    source_column: Annotated[
+        str | None, typer.Option(help="Column holding the source text, when not detected.")
+    ] = None,
+    id_column: Annotated[str | None, typer.Option(help="Column holding the encounter id.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N encounters.", min=1)] = None,
+    pairs_per_item: Annotated[
+        int | None,
+        typer.Option(
+            help="Pairs of systems judged per encounter, drawn at random (seeded); all pairs "
+            "when not given.",
+            min=1,
+        ),
+    ] = None,
+    k: Annotated[float, typer.Option("--k", help="Elo K factor.", min=0.1)] = 4.0,
+    initial: Annotated[float, typer.Option(help="Elo initial rating.")] = 1000.0,
+    orders: Annotated[
+        int, typer.Option(help="Shuffled match orders averaged for the Elo rating.", min=1)
+    ] = 100,
+    replicates: Annotated[
+        int, typer.Option(help="Bootstrap replicates over encounters for the intervals.", min=1)
+    ] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of pair sampling, orders and bootstrap.")] = 0,
+) -> None:
+    """Judge every pair of systems per encounter in both orders; write report.json,
+    leaderboard.md, pairs.jsonl and ratings.png.
+
+    Offline, the pairwise judge prefers, per criterion (relevance, completeness, safety,
+    ethics, clarity), the note the offline SOAP and omission judges found better, and calls a
+    draw when their evidence does not separate the two. Re-run the same command to resume.
+
+    Exit codes: 0 done; 2 bad input; 130 interrupted (the same command resumes).
+    """
+    with one_line_errors():
+        check_choice(judge, ("pairwise",), "--judge")
+        if backend != "offline":
+            raise UsageError(
+                f"--backend {backend}: the pairwise judge runs offline only for now (use offline)"
+            )
+        names = [s.strip() for s in systems.split(",") if s.strip()]
+        if len(names) < 2:
+            raise UsageError(f"--systems needs at least 2 systems, got {systems!r}")
+        if len(set(names)) != len(names):
+            raise UsageError(f"--systems names a system twice: {systems!r}")
+        from clinjudge.datasets.loader import resolve_source
+
+        _, found = resolve_source(dataset)
+        command = {
+            "dataset": str(found.resolve()),
+            "systems": names,
+            "system_column": system_column,
+            "load": {
+                "limit": limit,
+                "transcript_column": source_column,
+                "id_column": id_column,
+            },
+        }
+        data = load_arena_items(command)
+        warn_skipped(data)
+        from clinjudge.arena.standings import RatingSettings
+        from clinjudge.arena_run import run_arena
+
+        text_judges, pairwise = build_arena_judges()
+        settings = RatingSettings(
+            initial=initial, k=k, n_orders=orders, replicates=replicates, seed=seed
+        )
+        with interrupt_keeps(out, len(data.items)), progress_bars() as progress:
+            result = asyncio.run(
+                run_arena(
+                    data,
+                    names,
+                    text_judges,
+                    pairwise,
+                    out,
+                    settings=settings,
+                    pairs_per_item=pairs_per_item,
+                    progress=progress,
+                    command=command,
+                )
+            )
+    print_leaderboard(result.report)
+    print_run_failures(result.report)
+    stdout.print("wrote " + ", ".join(str(f) for f in result.files))
+
+
+def load_arena_items(command: dict):
+    """The items of the named systems, either dataset shape.
+
+    Raises:
+        UsageError: a system not in the system column.
+    """
+    from clinjudge.datasets import load_items
+    from clinjudge.datasets.systems import load_system_columns, systems_of
+
+    options = {
+        "require_source": True,
+        "column_options": {"transcript": "--source-column"},
+        **command["load"],
+    }
+    names = command["systems"]
+    if command["system_column"] is None:
+        return load_system_columns(command["dataset"], names, **options)
+    data = load_items(command["dataset"], system_column=command["system_column"], **options)
+    present = systems_of(data.items)
+    if unknown := [s for s in names if s not in present]:
+        raise UsageError(
+            f"system {unknown[0]!r} is not in column {command['system_column']!r} "
+            f"(found: {', '.join(present) or 'none'})"
+        )
+    kept = [i for i in data.items if i.meta.get("system") in names]
+    return data.model_copy(update={"items": kept})
+
+
+def build_arena_judges():
+    """The offline judges whose evidence the pairwise judge reads, and the pairwise judge."""
+    from clinjudge.evaluators import BuildOptions, build_evaluator
+    from clinjudge.evaluators.pairwise import EVIDENCE_JUDGES, PairwiseEvaluator
+    from clinjudge.knowledge.base import KnowledgeBase
+
+    options = BuildOptions(backend="offline", knowledge=KnowledgeBase.default())
+    return {n: build_evaluator(n, options) for n in EVIDENCE_JUDGES}, PairwiseEvaluator()
+
+
+def print_leaderboard(report: dict) -> None:
+    from rich.table import Table
+
+    s = report["settings"]
+    table = Table(
+        title=f"{report['dataset']}: {report['n_encounters']} encounters, "
+        f"{report['n_pairs']} pairs (Elo initial {s['initial']:g}, K {s['k']:g})",
+        header_style="bold",
+    )
+    for column in ("rank", "system", "Elo", "95% CI", "Bradley–Terry", "95% CI", "matches"):
+        table.add_column(column)
+    for e in report["leaderboard"]:
+        table.add_row(
+            str(e["rank"]),
+            e["system"],
+            f"{e['elo']:.0f}",
+            _ci(e["elo_ci95"]),
+            "n/a" if e["bt"] is None else f"{e['bt']:.0f}",
+            _ci(e["bt_ci95"]),
+            str(e["n_matches"]),
+        )
+    stdout.print(table)
+    bias = report["criteria"]["overall"]["position_bias"]
+    rate = "n/a" if bias["rate"] is None else f"{bias['rate']:.1%}"
+    stdout.print(f"position bias (overall): {rate} of {bias['n']} pairs", highlight=False)
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "n/a" if not ci else f"{ci[0]:.0f}–{ci[1]:.0f}"

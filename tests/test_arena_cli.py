@@ -1,0 +1,123 @@
+"""``clinjudge arena`` end to end (issue 25) on a tiny multi-system dataset built from the
+bundled aci-demo notes (``tests/fixtures/arena/build.py``): the reference note, the same note
+with contradicted major details (``careless``) and its first lines only (``terse``). The report
+records its settings, the leaderboard, plot and pairs are written, a re-run (the other
+dataset shape, the same texts) judges nothing again, and bad input exits 2 in one line."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import assert_one_line_error, run
+
+from clinjudge import __version__
+
+WIDE = Path(__file__).parent / "fixtures" / "arena" / "systems.csv"
+SYSTEMS = "reference,careless,terse"
+FAST = ("--replicates", 50, "--orders", 10)
+
+
+def long_shape(tmp: Path) -> Path:
+    """The same notes, one row per encounter and system (a ``system`` column)."""
+    path = tmp / "long.csv"
+    with WIDE.open(newline="", encoding="utf-8") as src, path.open("w", newline="") as dst:
+        writer = csv.writer(dst)
+        writer.writerow(["encounter_id", "system", "dialogue", "note"])
+        for row in csv.DictReader(src):
+            for system in SYSTEMS.split(","):
+                writer.writerow([row["encounter_id"], system, row["dialogue"], row[system]])
+    return path
+
+
+@pytest.fixture(scope="module")
+def arena_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("arena") / "run"
+    result = run("arena", WIDE, "--systems", SYSTEMS, "--judge", "pairwise", "--out", out, *FAST)
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+def test_the_report_records_its_settings_and_the_reference_note_comes_first(arena_run):
+    out, result = arena_run
+    report = json.loads((out / "report.json").read_text())
+    assert report["provenance"]["package_version"] == __version__
+    assert report["backend"] == "offline" and report["judge"] == "pairwise"
+    assert report["provenance"]["dataset"]["name"] == "systems"
+    s = report["settings"]
+    assert (s["initial"], s["k"], s["replicates"], s["n_orders"], s["seed"]) == (
+        1000.0,
+        4.0,
+        50,
+        10,
+        0,
+    )
+    assert (report["n_encounters"], report["n_pairs"], report["n_failed"]) == (2, 6, 0)
+    assert report["leaderboard"][0]["system"] == "reference"
+    assert report["leaderboard"][0]["bt_rank"] == 1
+    matrix = report["criteria"]["overall"]["win_matrix"]
+    assert matrix["reference"]["careless"] == {"win": 2, "tie": 0, "loss": 0}
+    assert report["criteria"]["overall"]["position_bias"]["rate"] == 0.0
+    assert "reference" in result.output and "position bias" in result.output
+
+
+def test_the_careless_note_loses_safety_to_the_reference_in_every_encounter(arena_run):
+    out, _ = arena_run
+    pairs = [json.loads(line) for line in (out / "pairs.jsonl").read_text().splitlines()]
+    assert len(pairs) == 6
+    careless = [p for p in pairs if p["id"].endswith("/reference~careless")]
+    assert [p["outcomes"]["safety"] for p in careless] == ["a", "a"]
+    for p in pairs:
+        assert p["orders"]["ab"]["safety"] != p["orders"]["ba"]["safety"] or (
+            p["orders"]["ab"]["safety"] == "tie"
+        )
+
+
+def test_the_leaderboard_and_the_plot_are_written(arena_run):
+    out, _ = arena_run
+    board = (out / "leaderboard.md").read_text()
+    assert "initial rating 1000, K = 4" in board and "| 1 | reference |" in board
+    assert "## Win / tie / loss" in board and "## Position bias" in board
+    assert (out / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_rerun_with_the_system_column_shape_judges_nothing_again(arena_run, tmp_path):
+    out, _ = arena_run
+    before = {p.name: p.read_text() for p in (out / "runs").glob("*.jsonl")}
+    first = json.loads((out / "report.json").read_text())
+    result = run(
+        "arena", long_shape(tmp_path), "--systems", SYSTEMS, "--system-column", "system",
+        "--out", out, *FAST,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    after = {p.name: p.read_text() for p in (out / "runs").glob("*.jsonl")}
+    assert after == before  # every text and every pair resumed from disk
+    report = json.loads((out / "report.json").read_text())
+    assert report["timing"]["pairs_judged_now"] == 0
+    assert report["leaderboard"] == first["leaderboard"]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--systems", "reference"), "at least 2 systems"),
+        (("--systems", "reference,reference"), "names a system twice"),
+        (("--systems", "reference,nobody"), "nobody"),
+        (("--systems", "reference,terse", "--judge", "elo"), "--judge must be one of"),
+        (("--systems", "reference,terse", "--backend", "llm"), "offline only"),
+    ],
+)
+def test_bad_input_exits_2_in_one_line(tmp_path, args, needle):
+    assert_one_line_error(run("arena", WIDE, *args, "--out", tmp_path / "o"), needle)
+
+
+def test_a_missing_file_or_an_unknown_system_value_exits_2(tmp_path):
+    missing = run("arena", tmp_path / "none.csv", "--systems", "a,b", "--out", tmp_path / "o")
+    assert_one_line_error(missing, "none.csv")
+    unknown = run(
+        "arena", long_shape(tmp_path), "--systems", "reference,gpt9", "--system-column",
+        "system", "--out", tmp_path / "o",
+    )  # fmt: skip
+    assert_one_line_error(unknown, "'gpt9' is not in column 'system'")
