@@ -109,8 +109,30 @@ def test_several_runs_are_one_table_side_by_side(tmp_path):
     assert sorted(Path(p).name for p in shas) == ["D2N005.jsonl", "D2N007.jsonl"]
     table = (tmp_path / "out" / "agreement.md").read_text()
     assert "| run:lexical | 15 / 2 | 0.60" in table and "| hosted:lexical | 15 / 2 | 0.60" in table
+    assert "different labelled units" not in table
     page = (tmp_path / "out" / "agreement.html").read_text()
     assert page.count("<summary>") == 2 and "missed major error" in page
+    rows = (tmp_path / "hosted" / "runs" / "lexical.jsonl").read_text().splitlines()
+    (tmp_path / "hosted" / "runs" / "lexical.jsonl").write_text(rows[0] + "\n")  # D2N005 only
+    found = agreement(tmp_path, RUN, tmp_path / "hosted", "--labels", LABELS)
+    assert [j["notes"] for j in found["judges"]] == [2, 1]
+    assert "different labelled units" in (tmp_path / "out" / "agreement.md").read_text()
+
+
+def test_items_named_encounter_slash_system_match_their_labelled_note(tmp_path):
+    """A run of ``compare --system-column`` names items ``ENCOUNTER/system``; with no dataset
+    recorded the notes are scored unchecked."""
+    shutil.copytree(RUN, tmp_path / "systems")
+    rows = (tmp_path / "systems" / "runs" / "lexical.jsonl").read_text()
+    for encounter in ("D2N005", "D2N007"):
+        rows = rows.replace(f'"id": "{encounter}"', f'"id": "{encounter}/reference"')
+    (tmp_path / "systems" / "runs" / "lexical.jsonl").write_text(rows)
+    manifest = json.loads((tmp_path / "systems" / "run.json").read_text())
+    del manifest["command"]
+    (tmp_path / "systems" / "run.json").write_text(json.dumps(manifest))
+    found = agreement(tmp_path, tmp_path / "systems", "--labels", LABELS, "--system", "gpt4")
+    assert (found["judges"][0]["tp"], found["judges"][0]["kappa"]) == (3, pytest.approx(2 / 7))
+    assert found["runs"][0]["notes_checked_against_units"] is False
 
 
 def test_no_run_directory_exits_2(tmp_path):

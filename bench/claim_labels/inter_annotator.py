@@ -5,7 +5,8 @@
 Default pairs: ``labels/`` vs ``second/`` here, and the shared development labels vs their
 ``second-annotator/``. Per encounter and pooled: units compared, raw agreement, Cohen's κ on
 supported vs not (the judge's decision), κ on the three labels, and agreement on severity where
-both call the unit an error.
+both call the unit an error — computed by the code of ``clinjudge agreement``
+(:mod:`clinjudge.metrics.reviewer_agreement`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from sklearn.metrics import cohen_kappa_score
+from clinjudge.agreement.labels import labelled_unit
+from clinjudge.metrics.reviewer_agreement import reviewer_agreement
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[2] / "shared" / "data" / "aci-bench" / "claim-labels"
@@ -26,26 +28,16 @@ def read(path: Path) -> dict[tuple[str, int], dict]:
 
 
 def compare(pairs: list[tuple[str, dict, dict]]) -> dict:
-    a_bin, b_bin, a_lab, b_lab, sev = [], [], [], [], []
+    """:func:`clinjudge.metrics.reviewer_agreement.reviewer_agreement` on the units both label
+    (the formulas of ``clinjudge agreement``; no intervals here)."""
+    units = []
     for _, a, b in pairs:
         for key in sorted(set(a) & set(b)):
             x, y = a[key], b[key]
-            a_lab.append(x["label"])
-            b_lab.append(y["label"])
-            a_bin.append(x["label"] != "supported")
-            b_bin.append(y["label"] != "supported")
-            if a_bin[-1] and b_bin[-1]:
-                sev.append(x["severity"] == y["severity"])
-    n = len(a_bin)
-    return {
-        "units": n,
-        "agreement": sum(x == y for x, y in zip(a_bin, b_bin, strict=False)) / n if n else None,
-        "kappa_binary": cohen_kappa_score(a_bin, b_bin) if n else None,
-        "kappa_3": cohen_kappa_score(a_lab, b_lab) if n else None,
-        "errors_first": sum(a_bin),
-        "errors_second": sum(b_bin),
-        "severity_agreement": sum(sev) / len(sev) if sev else None,
-    }
+            where = {"encounter": x["encounter"], "system": x["system"], "unit": x["unit"]}
+            span = {**where, "start": 0, "end": 0}
+            units.append((labelled_unit(span, x), labelled_unit(span, y)))
+    return reviewer_agreement(units, resamples=0)
 
 
 def main() -> None:

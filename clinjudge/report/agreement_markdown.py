@@ -87,6 +87,11 @@ def system_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def side_by_side(report: dict[str, Any]) -> Iterator[str]:
     yield markdown_table(*judge_table(report))
+    if len({(j["units"], j["notes"]) for j in report["judges"]}) > 1:
+        yield (
+            "\n**The judges were scored on different labelled units** (a run left notes out, or "
+            "some calls failed): read the rows side by side with care."
+        )
     yield (
         "\nA unit (note sentence) is flagged when a tier 4–5 claim overlaps it; positive = "
         "labelled unsupported or contradicted. 95% intervals resample whole encounters (none "
