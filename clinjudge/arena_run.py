@@ -4,9 +4,10 @@ A run over a multi-system dataset (:mod:`clinjudge.datasets.systems`: one item p
 encounter and system) in two stages, both through the run layer (:mod:`clinjudge.run_dir`),
 so both resume — a re-run judges only what is missing or failed:
 
-1. every text by the judges the pairwise judge reads (:data:`~clinjudge.evaluators.pairwise.
-   EVIDENCE_JUDGES`: the offline inference-aware SOAP judge and the offline omission judge),
-   rows in ``DIR/runs/<judge>.jsonl``;
+1. offline, every text by the judges the pairwise judge reads (:data:`~clinjudge.evaluators.
+   pairwise.EVIDENCE_JUDGES`: the offline inference-aware SOAP judge and the offline omission
+   judge), rows in ``DIR/runs/<judge>.jsonl`` (on an LLM the judge reads the texts themselves,
+   and this stage is empty);
 2. the pairs of systems per encounter (:func:`clinjudge.arena.pairing.arena_pairs`) by the
    pairwise judge, rows in ``DIR/runs/pairwise.jsonl``.
 
@@ -61,15 +62,20 @@ async def run_arena(
     command: dict[str, Any] | None = None,
 ) -> ArenaResult:
     """Judge the texts, then the pairs, resumably into ``out_dir``; write the report
-    (module docstring). ``text_judges`` are the judges named in :data:`EVIDENCE_JUDGES`."""
+    (module docstring). ``text_judges`` are the judges named in :data:`EVIDENCE_JUDGES`
+    (offline) or none (a pairwise judge on an LLM)."""
     settings = settings or RatingSettings()
+    if pairwise.uses_model:
+        text_judges = {}
+        pairwise.use_texts({item.id: item.note for item in dataset.items})
     check_sources(dataset, text_judges)
     judges = {**text_judges, pairwise.name: pairwise}
     run_dir = RunDir(out_dir).open(
         RunDir.identity(dataset, judges), cutter=EVIDENCE_JUDGES[0], command=command
     )
     texts = await run_judges(dataset.items, text_judges, run_dir, progress=progress)
-    pairwise.use_evidence(text_evidence(texts, [i.id for i in dataset.items]))
+    if texts:
+        pairwise.use_evidence(text_evidence(texts, [i.id for i in dataset.items]))
     pairs = arena_pairs(dataset.items, systems, per_item=pairs_per_item, seed=settings.seed)
     started = time.perf_counter()
     judged = await run_judges(pairs, {pairwise.name: pairwise}, run_dir, progress=progress)
@@ -77,13 +83,14 @@ async def run_arena(
     pair_seconds = time.perf_counter() - started
     meta = {p.id: p.meta for p in pairs}
     rows = [{**meta[r["id"]], **r} for r in pair_run.rows]
-    board = standings(rows, systems, settings)
+    board = standings(rows, systems, settings, criteria=("overall", *pairwise.criteria))
     new_pairs = len(pairs) - pair_run.resumed
     report = {
         "dataset": dataset.name,
         "systems": systems,
         "judge": pairwise.name,
-        "backend": "offline",
+        "backend": pairwise.identity()["backend"],
+        "criteria_asked": list(pairwise.criteria),
         "settings": {
             **settings.as_dict(),
             "pairs_per_item": pairs_per_item or "all",
@@ -102,6 +109,7 @@ async def run_arena(
             ),
             "seconds_per_text": {n: _per_item(r) for n, r in texts.items()},
         },
+        "usage": _usage(pairwise, new_pairs),
         "failed_items": {n: r.failed for n, r in {**texts, **judged}.items() if r.failed},
         "failures": {
             n: f
@@ -130,6 +138,15 @@ def text_evidence(runs: dict[str, JudgeRun], ids: list[str]) -> dict[str, TextEv
         usable = s is not None and o is not None and not s.get("retry") and not o.get("retry")
         found[item_id] = evidence_from_rows(s, o) if usable else None  # type: ignore[arg-type]
     return found
+
+
+def _usage(pairwise: PairwiseEvaluator, pairs: int) -> dict[str, Any] | None:
+    """The model's calls and tokens, and calls per pair judged by this run (``None``
+    offline)."""
+    usage = pairwise.usage()
+    if usage is None:
+        return None
+    return {**usage, "calls_per_pair": usage["calls"] / pairs if pairs else None}
 
 
 def _per_item(run: JudgeRun) -> float | None:

@@ -17,7 +17,7 @@ from clinjudge import __version__
 
 WIDE = Path(__file__).parent / "fixtures" / "arena" / "systems.csv"
 SYSTEMS = "reference,careless,terse"
-FAST = ("--replicates", 50, "--orders", 10)
+FAST = ("--replicates", 50, "--orders", 10, "--backend", "offline")
 
 
 def long_shape(tmp: Path) -> Path:
@@ -106,7 +106,12 @@ def test_a_rerun_with_the_system_column_shape_judges_nothing_again(arena_run, tm
         (("--systems", "reference,reference"), "names a system twice"),
         (("--systems", "reference,nobody"), "nobody"),
         (("--systems", "reference,terse", "--judge", "elo"), "--judge must be one of"),
-        (("--systems", "reference,terse", "--backend", "llm"), "offline only"),
+        (("--systems", "reference,terse", "--backend", "cloud"), "--backend must be one of"),
+        (
+            ("--systems", "reference,terse", "--option", "pairwise.criteria=beauty"),
+            "unknown pairwise criterion 'beauty'",
+        ),
+        (("--systems", "reference,terse", "--option", "pairwise.k=3"), "unknown pairwise option"),
     ],
 )
 def test_bad_input_exits_2_in_one_line(tmp_path, args, needle):

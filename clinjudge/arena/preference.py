@@ -16,7 +16,8 @@ is undefined for either text, a text with no judged claim), the verdict is ``tie
 | clarity      | share of claims repeating an earlier claim, lower, 0.05; then SOAP sections  |
 |              | written under a header, more, 1                                              |
 
-``overall`` = the text that wins more of the five criteria than it loses (a tie otherwise).
+``overall`` = the text that wins more of the five criteria (or of those the run asks,
+``--option pairwise.criteria=…``) than it loses; a tie otherwise.
 
 The rules are symmetric: swapping the two texts swaps the verdict (``first`` ↔ ``second``), so
 both orders give the same answer by construction — the position bias measured on offline runs
@@ -89,9 +90,12 @@ def decide(criterion: str, first: TextEvidence, second: TextEvidence) -> Decisio
     return Decision("tie")
 
 
-def prefer(first: TextEvidence, second: TextEvidence) -> dict[str, Decision]:
-    """Every criterion's :class:`Decision` and the ``overall`` one (module docstring)."""
-    decisions = {c: decide(c, first, second) for c in CRITERIA}
+def prefer(
+    first: TextEvidence, second: TextEvidence, *, criteria: tuple[str, ...] = CRITERIA
+) -> dict[str, Decision]:
+    """Each criterion's :class:`Decision` and the ``overall`` one over ``criteria`` (module
+    docstring)."""
+    decisions = {c: decide(c, first, second) for c in criteria}
     wins = sum(d.verdict == "first" for d in decisions.values())
     losses = sum(d.verdict == "second" for d in decisions.values())
     overall: Preference = "first" if wins > losses else "second" if losses > wins else "tie"

@@ -10,6 +10,11 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import (
+    BACKENDS,
+    BackendOpt,
+    GgufOpt,
+    OptionOpt,
+    PromptOpt,
     UsageError,
     check_choice,
     interrupt_keeps,
@@ -38,9 +43,10 @@ def arena(
     ],
     out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
     judge: Annotated[str, typer.Option(help="The pairwise judge: pairwise.")] = "pairwise",
-    backend: Annotated[
-        str, typer.Option(help="offline (the pairwise judge's LLM backend is not built yet).")
-    ] = "offline",
+    backend: BackendOpt = "auto",
+    gguf: GgufOpt = None,
+    prompt: PromptOpt = None,
+    option: OptionOpt = None,
     system_column: Annotated[
         str | None,
         typer.Option(
@@ -75,16 +81,15 @@ def arena(
 
     Offline, the pairwise judge prefers, per criterion (relevance, completeness, safety,
     ethics, clarity), the note the offline SOAP and omission judges found better, and calls a
-    draw when their evidence does not separate the two. Re-run the same command to resume.
+    draw when their evidence does not separate the two. On an LLM it asks the pairwise.compare
+    prompt once per order (--option pairwise.criteria=safety,completeness picks criteria;
+    --prompt pairwise.compare=FILE replaces the prompt). Re-run the same command to resume.
 
     Exit codes: 0 done; 2 bad input; 130 interrupted (the same command resumes).
     """
     with one_line_errors():
         check_choice(judge, ("pairwise",), "--judge")
-        if backend != "offline":
-            raise UsageError(
-                f"--backend {backend}: the pairwise judge runs offline only for now (use offline)"
-            )
+        check_choice(backend, BACKENDS, "--backend")
         names = [s.strip() for s in systems.split(",") if s.strip()]
         if len(names) < 2:
             raise UsageError(f"--systems needs at least 2 systems, got {systems!r}")
@@ -108,7 +113,7 @@ def arena(
         from clinjudge.arena.standings import RatingSettings
         from clinjudge.arena_run import run_arena
 
-        text_judges, pairwise = build_arena_judges()
+        text_judges, pairwise = build_arena_judges(backend, prompt, option)
         settings = RatingSettings(
             initial=initial, k=k, n_orders=orders, replicates=replicates, seed=seed
         )
@@ -159,14 +164,31 @@ def load_arena_items(command: dict):
     return data.model_copy(update={"items": kept})
 
 
-def build_arena_judges():
-    """The offline judges whose evidence the pairwise judge reads, and the pairwise judge."""
+def build_arena_judges(
+    backend: str = "offline", prompt: list[str] | None = None, option: list[str] | None = None
+):
+    """The pairwise judge on ``backend`` (``--prompt`` and ``--option pairwise.KEY=VALUE``
+    applied) and, when it runs offline, the offline judges whose evidence it reads."""
+    from clinjudge.cli.common import judge_options, prompt_overrides
     from clinjudge.evaluators import BuildOptions, build_evaluator
-    from clinjudge.evaluators.pairwise import EVIDENCE_JUDGES, PairwiseEvaluator
+    from clinjudge.evaluators.pairwise import EVIDENCE_JUDGES, build_pairwise
+    from clinjudge.llm import LLMSettings, ResponseCache
+
+    pairwise = build_pairwise(
+        BuildOptions(
+            backend=backend,
+            settings=LLMSettings(),
+            prompt_overrides=prompt_overrides(prompt),
+            cache=ResponseCache(),
+            options=judge_options(option, ["pairwise"]).get("pairwise", {}),
+        )
+    )
+    if pairwise.uses_model:
+        return {}, pairwise
     from clinjudge.knowledge.base import KnowledgeBase
 
     options = BuildOptions(backend="offline", knowledge=KnowledgeBase.default())
-    return {n: build_evaluator(n, options) for n in EVIDENCE_JUDGES}, PairwiseEvaluator()
+    return {n: build_evaluator(n, options) for n in EVIDENCE_JUDGES}, pairwise
 
 
 def print_leaderboard(report: dict) -> None:
@@ -194,6 +216,13 @@ def print_leaderboard(report: dict) -> None:
     bias = report["criteria"]["overall"]["position_bias"]
     rate = "n/a" if bias["rate"] is None else f"{bias['rate']:.1%}"
     stdout.print(f"position bias (overall): {rate} of {bias['n']} pairs", highlight=False)
+    usage = report.get("usage")
+    if usage and usage.get("calls_per_pair") is not None:
+        stdout.print(
+            f"model calls: {usage['calls']} ({usage['calls_per_pair']:.2f} per pair), "
+            f"{usage['cache_hits']} served from the cache",
+            highlight=False,
+        )
 
 
 def _ci(ci: list[float] | None) -> str:

@@ -6,16 +6,19 @@ combined into one outcome per criterion.
     collect ──(both orders read)──> combine ──> END
     collect ──(an order failed)──> fail
 
-``gather`` fetches what the other judges found in each text (the run context's
-``evidence_of``: the offline SOAP and omission judges' rows, :mod:`clinjudge.arena.evidence`);
-a text they could not judge goes to ``fail``. ``ask_order`` runs once with A shown first and
-once with B first (a ``Send`` each) and gives a verdict per criterion and overall
-(:func:`clinjudge.arena.preference.prefer`); ``collect`` routes an order that failed to
-``fail``. ``combine`` keeps a win only when the same text wins in both orders, else a draw
-(:func:`clinjudge.metrics.pairwise.combine_orders`), and records, per criterion, whether the
-verdict followed the position. A failed row is retried by the next run, never given a
-guessed outcome. The state holds plain values; the evidence source arrives through the run
-context.
+``gather`` fetches, offline, what the other judges found in each text (the run context's
+``evidence_of``: the offline SOAP and omission judges' rows, :mod:`clinjudge.arena.evidence`)
+— a text they could not judge goes to ``fail`` —, and on the LLM backend checks that both
+texts are there. ``ask_order`` runs once with A shown first and once with B first (a ``Send``
+each) and gives a verdict per criterion and overall: offline by the rules of
+:func:`clinjudge.arena.preference.prefer`, on the LLM backend by one call of the
+``pairwise.compare`` prompt per order (every criterion of the run in that call; read
+strictly, :mod:`clinjudge.arena.replies`). ``collect`` routes an order whose call failed or
+whose reply named no winner to ``fail``. ``combine`` keeps a win only when the same text
+wins in both orders, else a draw (:func:`clinjudge.metrics.pairwise.combine_orders`), and
+records, per criterion, whether the verdict followed the position. A failed row is retried
+by the next run, never given a guessed outcome. The state holds plain values; the evidence
+source, the caller and the prompt arrive through the run context.
 """
 
 from __future__ import annotations
@@ -31,8 +34,11 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from clinjudge.arena.evidence import TextEvidence
-from clinjudge.arena.preference import CRITERIA, OVERALL, prefer
+from clinjudge.arena.preference import CRITERIA, prefer
+from clinjudge.arena.replies import PairReply, criteria_listing, verdicts_from_reply
+from clinjudge.llm import StructuredCaller
 from clinjudge.metrics.pairwise import combine_orders
+from clinjudge.prompts import Prompt
 
 #: The two presentations: A shown first, then B shown first.
 ORDERS = ("ab", "ba")
@@ -42,6 +48,10 @@ class PairState(TypedDict, total=False):
     id: str
     a: str
     b: str
+    #: LLM backend: the source and the two texts
+    source: str
+    text_a: str
+    text_b: str
     evidence: dict[str, dict[str, int]]
     orders: Annotated[list[dict[str, Any]], operator.add]
     failure: dict[str, Any]
@@ -52,9 +62,18 @@ class PairState(TypedDict, total=False):
 class PairwiseContext:
     #: A text's evidence by its item id; ``None`` when the other judges could not judge it.
     evidence_of: Callable[[str], TextEvidence | None]
+    #: The criteria asked (offline: the rules of each; LLM: listed in the prompt).
+    criteria: tuple[str, ...] = CRITERIA
+    caller: StructuredCaller | None = None
+    prompt: Prompt | None = None
 
 
 def gather(state: PairState, runtime: Runtime[PairwiseContext]) -> dict[str, Any]:
+    if runtime.context.caller is not None:
+        if not (state.get("text_a", "").strip() and state.get("text_b", "").strip()):
+            reason = "a note of the pair is empty"
+            return {"failure": {"kind": "error", "id": state["id"], "reason": reason}}
+        return {}
     found: dict[str, dict[str, int]] = {}
     for side in ("a", "b"):
         evidence = runtime.context.evidence_of(state[side])
@@ -68,17 +87,26 @@ def gather(state: PairState, runtime: Runtime[PairwiseContext]) -> dict[str, Any
 def route_gather(state: PairState) -> list[Send] | str:
     if state.get("failure"):
         return "fail"
-    ev = state["evidence"]
-    shown = {"ab": (ev["a"], ev["b"]), "ba": (ev["b"], ev["a"])}
+    if "evidence" in state:  # offline: what the other judges found
+        a, b = state["evidence"]["a"], state["evidence"]["b"]
+        shared: dict[str, Any] = {}
+    else:  # LLM backend: the texts themselves
+        a, b = state["text_a"], state["text_b"]
+        shared = {"id": state["id"], "source": state["source"]}
+    shown = {"ab": (a, b), "ba": (b, a)}
     return [
-        Send("ask_order", {"order": o, "first": shown[o][0], "second": shown[o][1]}) for o in ORDERS
+        Send("ask_order", {**shared, "order": o, "first": shown[o][0], "second": shown[o][1]})
+        for o in ORDERS
     ]
 
 
-def ask_order(task: dict[str, Any]) -> dict[str, Any]:
+async def ask_order(task: dict[str, Any], runtime: Runtime[PairwiseContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if ctx.caller is not None and ctx.prompt is not None:
+        return {"orders": [await _ask_model(task, ctx)]}
     first = TextEvidence.from_dict(task["first"])
     second = TextEvidence.from_dict(task["second"])
-    decisions = prefer(first, second)
+    decisions = prefer(first, second, criteria=ctx.criteria)
     return {
         "orders": [
             {
@@ -94,6 +122,30 @@ def ask_order(task: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+async def _ask_model(task: dict[str, Any], ctx: PairwiseContext) -> dict[str, Any]:
+    assert ctx.caller is not None and ctx.prompt is not None
+    key = f"{task['id']}:{task['order']}"
+    variables = {
+        "criteria": criteria_listing(ctx.criteria),
+        "source": task["source"],
+        "first": task["first"],
+        "second": task["second"],
+    }
+    reply = await ctx.caller.call(ctx.prompt, variables, PairReply, key=key)
+    if not isinstance(reply, PairReply):
+        return {"order": task["order"], "failure": reply.model_dump()}
+    verdicts = verdicts_from_reply(reply, ctx.criteria)
+    if isinstance(verdicts, str):
+        failure = {"kind": "parse_failure", "id": key, "reason": verdicts}
+        return {"order": task["order"], "failure": failure}
+    reasons = {c.criterion: c.reason for c in reply.criteria} | {"overall": reply.overall.reason}
+    return {
+        "order": task["order"],
+        "verdicts": verdicts,
+        "decided_by": {c: {"reason": reasons.get(c, "")} for c in verdicts},
+    }
+
+
 def collect(state: PairState) -> dict[str, Any]:
     failed = [o["failure"] for o in state.get("orders", []) if o.get("failure")]
     return {"failure": failed[0]} if failed else {}
@@ -106,14 +158,14 @@ def route_collect(state: PairState) -> str:
 def combine(state: PairState) -> dict[str, Any]:
     by_order = {o["order"]: o for o in state["orders"]}
     ab, ba = by_order["ab"]["verdicts"], by_order["ba"]["verdicts"]
-    criteria = (*CRITERIA, OVERALL)
+    criteria = tuple(ab)  # the run's criteria and overall
     row = {
         **_pair(state),
         "outcomes": {c: combine_orders(ab[c], ba[c]) for c in criteria},
         "orders": {o: by_order[o]["verdicts"] for o in ORDERS},
         "follows_position": {c: ab[c] == ba[c] != "tie" for c in criteria},
         "decided_by": {o: by_order[o]["decided_by"] for o in ORDERS},
-        "evidence": state["evidence"],
+        "evidence": state.get("evidence"),
         "failure": None,
     }
     return {"row": row}

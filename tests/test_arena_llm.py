@@ -1,0 +1,105 @@
+"""The pairwise judge on an LLM (issue 25, SPEC §6), for real over HTTP: the real ChatOpenAI
+against the loopback OpenAI-compatible server. Two calls per pair (one per order, every
+criterion in each); a model that follows the position is measured as position-biased and its
+verdicts become draws; a reply that names no winner is a parse failure, never a tie; the CLI
+runs the arena on the model without judging any text offline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+from cli_helpers import run
+from openai_stub import Reply
+
+from clinjudge.arena.preference import CRITERIA
+from clinjudge.datasets.items import Item
+from clinjudge.evaluators.base import BuildOptions
+from clinjudge.evaluators.pairwise import build_pairwise
+from clinjudge.llm import LLMSettings
+
+WIDE = Path(__file__).parent / "fixtures" / "arena" / "systems.csv"
+
+
+def notes_shown(request: dict) -> tuple[str, str]:
+    text = "\n".join(str(m.get("content", "")) for m in request["messages"])
+    first = text.split("Note 1:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+    second = text.split("Note 2:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+    return first, second
+
+
+def reply(winners: dict[str, str]) -> Reply:
+    overall = winners.pop("overall")
+    criteria = [{"criterion": c, "winner": w, "reason": "r"} for c, w in winners.items()]
+    return Reply(json.dumps({"criteria": criteria, "overall": {"winner": overall, "reason": "r"}}))
+
+
+def careful_but_first_on_clarity(request: dict) -> Reply:
+    """Prefers the note without 'left' on every criterion, but clarity always to note 1."""
+    first, second = notes_shown(request)
+    better = "2" if re.search(r"\bleft\b", first, re.I) else "1"
+    return reply({**dict.fromkeys(CRITERIA, better), "clarity": "1", "overall": better})
+
+
+def judge(stub, **options) -> object:
+    settings = LLMSettings(
+        model="stub-pairwise", base_url=stub.base_url, timeout=5.0, max_retries=0
+    )
+    return build_pairwise(BuildOptions(backend="llm", settings=settings, options=options))
+
+
+def pair_item() -> Item:
+    meta = {"encounter": "e1", "a": "e1/good", "b": "e1/bad"}
+    return Item(id="e1/good~bad", transcript="[doctor] your right knee.", note="", meta=meta)
+
+
+def test_two_calls_per_pair_and_a_position_following_verdict_is_a_draw(openai_stub):
+    openai_stub.script(careful_but_first_on_clarity)
+    pairwise = judge(openai_stub)
+    pairwise.use_texts({"e1/good": "Right knee pain.", "e1/bad": "Left knee pain."})
+    row = asyncio.run(pairwise.evaluate(pair_item()))
+    assert len(openai_stub.requests) == 2
+    assert row["failure"] is None
+    assert row["outcomes"]["safety"] == row["outcomes"]["overall"] == "a"
+    assert row["outcomes"]["clarity"] == "draw" and row["follows_position"]["clarity"]
+    assert not row["follows_position"]["safety"]
+    assert pairwise.usage()["calls"] == 2
+
+
+def test_a_reply_naming_no_winner_is_a_parse_failure(openai_stub):
+    openai_stub.script(lambda request: reply({**dict.fromkeys(CRITERIA, "both"), "overall": "1"}))
+    pairwise = judge(openai_stub, criteria="safety")
+    pairwise.use_texts({"e1/good": "Right knee pain.", "e1/bad": "Left knee pain."})
+    row = asyncio.run(pairwise.evaluate(pair_item()))
+    assert row["outcomes"] is None and row["retry"]
+    assert row["failure"]["kind"] == "parse_failure"
+
+
+def test_a_reply_leaving_out_a_criterion_is_a_parse_failure(openai_stub):
+    openai_stub.script(lambda request: reply({"safety": "1", "overall": "1"}))
+    pairwise = judge(openai_stub, criteria="safety,completeness")
+    pairwise.use_texts({"e1/good": "Right knee pain.", "e1/bad": "Left knee pain."})
+    row = asyncio.run(pairwise.evaluate(pair_item()))
+    assert row["failure"]["reason"] == "the reply named no winner for completeness"
+
+
+def test_the_arena_on_a_model_judges_no_text_offline(openai_stub, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLINJUDGE_MODEL", "stub-pairwise")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_stub.base_url)
+    monkeypatch.setenv("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLINJUDGE_MAX_RETRIES", "0")
+    openai_stub.script(careful_but_first_on_clarity)
+    out = tmp_path / "run"
+    args = ("arena", WIDE, "--systems", "reference,careless", "--backend", "llm", "--out", out)
+    result = run(*args, "--replicates", 20, "--orders", 5)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["backend"] == "llm" and report["n_pairs"] == 2
+    assert report["usage"]["calls_per_pair"] == 2.0
+    assert report["leaderboard"][0]["system"] == "reference"
+    assert report["criteria"]["clarity"]["position_bias"]["rate"] == 1.0
+    assert sorted(p.name for p in (out / "runs").glob("*.jsonl")) == ["pairwise.jsonl"]
+    again = run(*args, "--replicates", 20, "--orders", 5)
+    assert again.exit_code == 0 and len(openai_stub.requests) == 4  # resumed: no new call
