@@ -9,9 +9,12 @@ bias, seconds per pair, and — to compare — the share of labelled sentences t
 or contradicted per system (``claim-labels``: the shared labels and this project's).
 
     .venv/bin/python bench/bench_arena.py [--systems reference,ChatGPT,GPT-4,BART]
-        [--limit 40] [--out /tmp/arena-test3] [--replicates 1000] [--k 4]
+        [--limit 40] [--out /tmp/arena-test3] [--replicates 1000] [--k 4] [--count-calls]
 
 The run directory resumes: a second run with the same ``--out`` re-judges nothing.
+``--count-calls`` runs the LLM path instead, against a scripted counting chat model (defined
+here, never in product code; it names the longer note the winner on every criterion), and
+prints the model calls per pair.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import asyncio
 import csv
 import json
 import os
+import re
 import sys
 import time
 from collections import defaultdict
@@ -31,6 +35,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 ACI = HERE.parents[1] / "shared" / "data" / "aci-bench"
 LABELS = [ACI / "claim-labels" / "labels", HERE / "claim_labels" / "labels"]
+#: The labels' system names -> the names here.
+LABEL_SYSTEMS = {"reference": "reference", "chatgpt": "ChatGPT", "gpt4": "GPT-4", "bart": "BART"}
 #: system name -> its file in model_notes/ (None: the reference notes of challenge_data/).
 FILES = {
     "reference": None,
@@ -80,14 +86,66 @@ def label_shares() -> dict[str, tuple[int, int]]:
                 if not line.strip():
                     continue
                 lab = json.loads(line)
-                key = (lab["encounter"], lab["system"])
+                system = LABEL_SYSTEMS.get(lab["system"], lab["system"])
+                key = (lab["encounter"], system)
                 if key in seen:
                     continue
                 got.add(key)
-                counts[lab["system"]][0] += lab["label"] in ("unsupported", "contradicted")
-                counts[lab["system"]][1] += 1
+                counts[system][0] += lab["label"] in ("unsupported", "contradicted")
+                counts[system][1] += 1
         seen |= got
     return {s: (k, n) for s, (k, n) in counts.items()}
+
+
+def counting_model():
+    """A scripted chat model that counts its calls (bench only)."""
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    class CountingPairModel(BaseChatModel):
+        calls: int = 0
+
+        @property
+        def _llm_type(self) -> str:
+            return "counting"
+
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+            self.calls += 1
+            text = "\n".join(str(m.content) for m in messages)
+            first = text.split("Note 1:\n<<<", 1)[1].split(">>>", 1)[0]
+            second = text.split("Note 2:\n<<<", 1)[1].split(">>>", 1)[0]
+            winner = "1" if len(first) >= len(second) else "2"
+            criteria = re.findall(r"^- (\w+):", text, re.M)
+            body = {
+                "criteria": [{"criterion": c, "winner": winner, "reason": ""} for c in criteria],
+                "overall": {"winner": winner, "reason": ""},
+            }
+            message = AIMessage(json.dumps(body), response_metadata={"model_name": "counting"})
+            return ChatResult(generations=[ChatGeneration(message=message)])
+
+    return CountingPairModel()
+
+
+async def count_calls(data, systems: list[str], out: Path) -> None:
+    from clinjudge.arena.standings import RatingSettings
+    from clinjudge.arena_run import run_arena
+    from clinjudge.evaluators import BuildOptions
+    from clinjudge.evaluators.pairwise import build_pairwise
+    from clinjudge.llm import LLMSettings
+
+    model = counting_model()
+    options = BuildOptions(backend="llm", settings=LLMSettings(model="counting"), chat_model=model)
+    pairwise = build_pairwise(options)
+    result = await run_arena(
+        data, systems, {}, pairwise, out, settings=RatingSettings(replicates=20, n_orders=5)
+    )
+    pairs = result.report["n_pairs"]
+    print(
+        f"== counting chat model: {model.calls} calls for {pairs} pairs "
+        f"({model.calls / pairs:.2f} per pair; one criterion group of "
+        f"{len(pairwise.criteria)} criteria and overall: bound 2) =="
+    )
 
 
 def _ci(ci: list[float] | None) -> str:
@@ -148,6 +206,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/arena-test3"))
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--k", type=float, default=4.0)
+    parser.add_argument("--count-calls", action="store_true")
     args = parser.parse_args()
     systems = [s.strip() for s in args.systems.split(",")]
     if unknown := [s for s in systems if s not in FILES]:
@@ -162,6 +221,12 @@ def main() -> int:
     wide = args.out.parent / f"{args.out.name}-notes.csv"
     build_wide(systems, args.limit, wide)
     data = load_system_columns(wide, systems)
+    if args.count_calls:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            asyncio.run(count_calls(data, systems, Path(tmp) / "run"))
+        return 0
     started = time.perf_counter()
     text_judges, pairwise = build_arena_judges()
     print(f"judges built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
