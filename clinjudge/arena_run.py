@@ -68,8 +68,8 @@ async def run_arena(
     if pairwise.uses_model:
         text_judges = {}
         pairwise.use_texts({item.id: item.note for item in dataset.items})
-    check_sources(dataset, text_judges)
     judges = {**text_judges, pairwise.name: pairwise}
+    check_sources(dataset, judges)
     run_dir = RunDir(out_dir).open(
         RunDir.identity(dataset, judges), cutter=EVIDENCE_JUDGES[0], command=command
     )
