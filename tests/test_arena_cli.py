@@ -126,3 +126,14 @@ def test_a_missing_file_or_an_unknown_system_value_exits_2(tmp_path):
         "system", "--out", tmp_path / "o",
     )  # fmt: skip
     assert_one_line_error(unknown, "'gpt9' is not in column 'system'")
+
+
+def test_limit_counts_encounters_in_either_shape(tmp_path):
+    from clinjudge.cli.arena import load_arena_items
+
+    load = {"limit": 1, "transcript_column": None, "id_column": None}
+    wide = {"dataset": str(WIDE), "systems": ["reference", "terse"], "system_column": None}
+    long = {**wide, "dataset": str(long_shape(tmp_path)), "system_column": "system"}
+    for command in (wide, long):
+        items = load_arena_items({**command, "load": load}).items
+        assert sorted(i.id for i in items) == ["D2N005/reference", "D2N005/terse"]

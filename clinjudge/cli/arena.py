@@ -13,7 +13,6 @@ from clinjudge.cli.common import (
     BACKENDS,
     BackendOpt,
     GgufOpt,
-    OptionOpt,
     PromptOpt,
     UsageError,
     check_choice,
@@ -46,7 +45,15 @@ def arena(
     backend: BackendOpt = "auto",
     gguf: GgufOpt = None,
     prompt: PromptOpt = None,
-    option: OptionOpt = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            help="A pairwise judge setting pairwise.KEY=VALUE: pairwise.criteria=safety,"
+            "completeness picks and orders the criteria (default relevance, completeness, "
+            "safety, ethics, clarity; overall is always asked).",
+        ),
+    ] = None,
     system_column: Annotated[
         str | None,
         typer.Option(
@@ -153,7 +160,13 @@ def load_arena_items(command: dict):
     names = command["systems"]
     if command["system_column"] is None:
         return load_system_columns(command["dataset"], names, **options)
+    limit = options.pop("limit")  # encounters, not rows
     data = load_items(command["dataset"], system_column=command["system_column"], **options)
+    if limit is not None:
+        first = list(dict.fromkeys(str(i.meta["encounter"]) for i in data.items))[:limit]
+        data = data.model_copy(
+            update={"items": [i for i in data.items if str(i.meta["encounter"]) in first]}
+        )
     present = systems_of(data.items)
     if unknown := [s for s in names if s not in present]:
         raise UsageError(
