@@ -109,3 +109,11 @@ def test_all_pairs_or_a_seeded_sample_of_pairs_per_encounter():
     assert len([p for p in some if p.meta["encounter"] == "e1"]) == 2
     alone = arena_pairs(items[:4], list("rxyz"), per_item=2, seed=5)  # e1 without e2
     assert [p.id for p in some] == [p.id for p in alone] + ["e2/r~x"]
+
+
+def test_fewer_items_than_the_bootstrap_minimum_give_no_interval():
+    ratings = arena_ratings(simulated(4), n_orders=5, n_replicates=50)
+    assert all(r["elo_ci95"] is None and r["bt_ci95"] is None for r in ratings.values())
+    assert {r["ci_note"] for r in ratings.values()} == {"n too small"}
+    ratings = arena_ratings(simulated(5), n_orders=5, n_replicates=50)
+    assert all(r["elo_ci95"] is not None and r["ci_note"] is None for r in ratings.values())

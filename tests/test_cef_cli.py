@@ -123,6 +123,9 @@ def test_compare_runs_cef_with_per_item_scores(tmp_path):
     }  # fmt: skip
     coverage = cef["headline"]["coverage"]
     assert coverage["n"] == 2 and coverage["ci95"] is None  # 2 items: too few for a bootstrap
+    assert "| cef | coverage |" in (out / "report.md").read_text()
+    assert "n too small" in (out / "report.md").read_text()  # said, not a blank "n/a"
+    assert "n too small" in result.output
     rows = {row["id"]: row["cef"] for row in report["per_item"]}
     assert set(rows) == {"short", "full"}
     assert rows["full"]["coverage"] > rows["short"]["coverage"]

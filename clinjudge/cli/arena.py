@@ -207,6 +207,8 @@ def build_arena_judges(
 def print_leaderboard(report: dict) -> None:
     from rich.table import Table
 
+    from clinjudge.report.arena_report import rating_interval
+
     s = report["settings"]
     table = Table(
         title=f"{report['dataset']}: {report['n_encounters']} encounters, "
@@ -220,9 +222,9 @@ def print_leaderboard(report: dict) -> None:
             str(e["rank"]),
             e["system"],
             f"{e['elo']:.0f}",
-            _ci(e["elo_ci95"]),
+            rating_interval(e),
             "n/a" if e["bt"] is None else f"{e['bt']:.0f}",
-            _ci(e["bt_ci95"]),
+            rating_interval(e, "bt"),
             str(e["n_matches"]),
         )
     stdout.print(table)
@@ -236,7 +238,3 @@ def print_leaderboard(report: dict) -> None:
             f"{usage['cache_hits']} served from the cache",
             highlight=False,
         )
-
-
-def _ci(ci: list[float] | None) -> str:
-    return "n/a" if not ci else f"{ci[0]:.0f}–{ci[1]:.0f}"

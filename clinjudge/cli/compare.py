@@ -195,6 +195,8 @@ def print_headlines(report: dict, output_format: str) -> None:
 def print_compare_summary(report: dict, files: list[Path]) -> None:
     from rich.table import Table
 
+    from clinjudge.report.formatting import no_interval
+
     judges = report["judges"]
     soap = {n: j for n, j in judges.items() if j.get("kind") == "soap"}
     others = {n: j for n, j in judges.items() if j.get("kind") != "soap"}
@@ -234,11 +236,12 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
         for name, j in others.items():
             for metric, h in (j.get("headline") or {}).items():
                 lo, hi = h.get("ci95") or (None, None)
+                interval = f"{_metric(metric, lo)}–{_metric(metric, hi)}" if lo is not None else ""
                 table.add_row(
                     name,
                     metric,
                     _metric(metric, h.get("value")),
-                    "n/a" if lo is None else f"{_metric(metric, lo)}–{_metric(metric, hi)}",
+                    interval or no_interval(h),
                     str(h.get("n", "n/a")),
                 )
         stdout.print(table)

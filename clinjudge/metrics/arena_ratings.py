@@ -13,7 +13,10 @@ systems) share a source and are not independent, so each of ``n_replicates`` rep
 *items* with replacement, keeps every match of each drawn item, shuffles the match order, and
 rates them (Elo and Bradley–Terry). The 95% interval is the 2.5th–97.5th percentile of a
 player's replicate ratings; a replicate in which a player has no match, or (Bradley–Terry) no
-finite rating, does not count for that player. All randomness comes from one seeded
+finite rating, does not count for that player. With fewer than
+:data:`~clinjudge.metrics.intervals.MIN_BOOTSTRAP_UNITS` items no replicate is drawn: the
+intervals are ``None`` and ``ci_note`` says "n too small" (a bootstrap over two encounters
+gives a zero-width interval that reads as certainty). All randomness comes from one seeded
 ``numpy.random.Generator``.
 """
 
@@ -25,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from clinjudge.metrics.bradley_terry import bradley_terry
+from clinjudge.metrics.intervals import MIN_BOOTSTRAP_UNITS, TOO_FEW
 from clinjudge.metrics.pairwise import INITIAL_RATING, Match, elo_ratings
 
 
@@ -38,7 +42,7 @@ def arena_ratings(
     seed: int = 0,
 ) -> dict[str, dict[str, Any]]:
     """Per player: ``elo`` (mean over shuffled orders), ``elo_ci95``, ``elo_fixed_order``,
-    ``bt`` and ``bt_ci95``, and ``n_matches`` (module docstring)."""
+    ``bt`` and ``bt_ci95``, ``ci_note`` and ``n_matches`` (module docstring)."""
     items = list(matches_by_item)
     everything = [m for item in items for m in matches_by_item[item]]
     players = sorted({p for m in everything for p in (m.a, m.b)})
@@ -47,7 +51,8 @@ def arena_ratings(
     shuffled = [elo_ratings(o, initial=initial, k=k) for o in orders]
     elo_draws: dict[str, list[float]] = {p: [] for p in players}
     bt_draws: dict[str, list[float]] = {p: [] for p in players}
-    for _ in range(n_replicates):
+    too_few = len(items) < MIN_BOOTSTRAP_UNITS
+    for _ in range(0 if too_few else n_replicates):
         drawn = rng.integers(0, len(items), size=len(items))
         sample = [m for i in drawn for m in matches_by_item[items[i]]]
         sample = _shuffled(sample, rng)
@@ -65,6 +70,7 @@ def arena_ratings(
             "elo_fixed_order": fixed[p],
             "bt": bt[p],
             "bt_ci95": _percentiles(bt_draws[p]),
+            "ci_note": TOO_FEW if too_few else None,
             "n_matches": sum(1 for m in everything if p in (m.a, m.b)),
         }
         for p in players

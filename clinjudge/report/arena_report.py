@@ -29,8 +29,11 @@ def write_arena_report(report: dict[str, Any], rows: list[dict], out_dir: Path) 
     return files
 
 
-def _ci(ci: list[float] | None) -> str:
-    return "n/a" if not ci else f"{ci[0]:.0f}–{ci[1]:.0f}"
+def rating_interval(rating: dict[str, Any], key: str = "elo") -> str:
+    """A rating's 95% interval (``key`` "elo" or "bt": "1138–1233"), else why there is none
+    ("n too small", or "n/a")."""
+    ci = rating.get(f"{key}_ci95")
+    return (rating.get("ci_note") or "n/a") if not ci else f"{ci[0]:.0f}–{ci[1]:.0f}"
 
 
 def _num(x: float | None) -> str:
@@ -58,8 +61,8 @@ def leaderboard_markdown(report: dict[str, Any]) -> str:
     ]
     for e in report["leaderboard"]:
         lines.append(
-            f"| {e['rank']} | {e['system']} | {e['elo']:.0f} | {_ci(e['elo_ci95'])} | "
-            f"{_num(e['bt'])} | {_ci(e['bt_ci95'])} | {e['bt_rank']} | {e['n_matches']} |"
+            f"| {e['rank']} | {e['system']} | {e['elo']:.0f} | {rating_interval(e)} | "
+            f"{_num(e['bt'])} | {rating_interval(e, 'bt')} | {e['bt_rank']} | {e['n_matches']} |"
         )
     lines += ["", "## Per criterion (Elo, 95% CI)", ""]
     criteria = [c for c in report["criteria"] if c != "overall"]
@@ -69,7 +72,7 @@ def leaderboard_markdown(report: dict[str, Any]) -> str:
         cells = []
         for c in criteria:
             r = report["criteria"][c]["ratings"].get(e["system"])
-            cells.append("n/a" if r is None else f"{r['elo']:.0f} ({_ci(r['elo_ci95'])})")
+            cells.append("n/a" if r is None else f"{r['elo']:.0f} ({rating_interval(r)})")
         lines.append(f"| {e['system']} | " + " | ".join(cells) + " |")
     lines += ["", "## Win / tie / loss (overall, row against column)", ""]
     matrix = report["criteria"]["overall"]["win_matrix"]

@@ -14,6 +14,7 @@ from clinjudge.report.flagged_claims import flagged_section
 from clinjudge.report.formatting import (
     is_number,
     markdown_table,
+    no_interval,
     percent,
     percent_interval,
     signed_points,
@@ -92,7 +93,7 @@ def _scores_section(judges: dict[str, dict[str, Any]]) -> Iterator[str]:
                     name,
                     metric,
                     _score(metric, h.get("value")),
-                    _score_interval(metric, h.get("ci95")),
+                    _score_interval(metric, h.get("ci95")) if h.get("ci95") else no_interval(h),
                     _count(h.get("n")),
                     _count(h.get("excluded")) if "excluded" in h else "",
                 ]

@@ -6,6 +6,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from clinjudge.metrics.intervals import MIN_BOOTSTRAP_UNITS, TOO_FEW
+
 
 def truncate(text: str, width: int) -> str:
     """Whitespace collapsed, cut to ``width`` characters with a trailing ellipsis when longer."""
@@ -53,3 +55,12 @@ def _row(cells: Sequence[Any]) -> str:
 
 def _cell(value: Any) -> str:
     return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def no_interval(headline: dict[str, Any]) -> str:
+    """What a score without an interval shows: "n too small" when it has a value over fewer
+    than :data:`~clinjudge.metrics.intervals.MIN_BOOTSTRAP_UNITS` items (no bootstrap interval
+    is computed there), else "n/a"."""
+    n = headline.get("n")
+    small = is_number(n) and 0 < n < MIN_BOOTSTRAP_UNITS and is_number(headline.get("value"))
+    return TOO_FEW if small else "n/a"
