@@ -66,6 +66,10 @@ def test_two_calls_per_pair_and_a_position_following_verdict_is_a_draw(openai_st
     assert row["outcomes"]["clarity"] == "draw" and row["follows_position"]["clarity"]
     assert not row["follows_position"]["safety"]
     assert pairwise.usage()["calls"] == 2
+    # the reply shape the prompt shows names every criterion asked (a small model copies it)
+    asked = "\n".join(str(m.get("content", "")) for m in openai_stub.requests[0]["messages"])
+    for criterion in ("relevance", "completeness", "safety", "ethics", "clarity"):
+        assert f'{{"criterion": "{criterion}", "winner": "1 or 2 or tie"' in asked
 
 
 def test_a_reply_naming_no_winner_is_a_parse_failure(openai_stub):

@@ -56,6 +56,15 @@ def criteria_listing(criteria: tuple[str, ...]) -> str:
     return "\n".join(f"- {DEFINITIONS[c]}" for c in criteria)
 
 
+def reply_shape(criteria: tuple[str, ...]) -> str:
+    """The reply's JSON shape with one entry per criterion asked, in order: a small model
+    copies an example's entries, so an example naming one criterion got replies naming one."""
+    entries = ", ".join(
+        f'{{"criterion": "{c}", "winner": "1 or 2 or tie", "reason": "..."}}' for c in criteria
+    )
+    return f'{{"criteria": [{entries}], "overall": {{"winner": "1 or 2 or tie", "reason": "..."}}}}'
+
+
 def verdicts_from_reply(reply: PairReply, criteria: tuple[str, ...]) -> dict[str, Preference] | str:
     """``{criterion: first|second|tie}`` with ``overall``, or why the reply cannot be read
     (a criterion left out)."""

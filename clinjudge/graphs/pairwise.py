@@ -35,7 +35,12 @@ from typing_extensions import TypedDict
 
 from clinjudge.arena.evidence import TextEvidence
 from clinjudge.arena.preference import CRITERIA, prefer
-from clinjudge.arena.replies import PairReply, criteria_listing, verdicts_from_reply
+from clinjudge.arena.replies import (
+    PairReply,
+    criteria_listing,
+    reply_shape,
+    verdicts_from_reply,
+)
 from clinjudge.llm import StructuredCaller
 from clinjudge.metrics.pairwise import combine_orders
 from clinjudge.prompts import Prompt
@@ -127,6 +132,7 @@ async def _ask_model(task: dict[str, Any], ctx: PairwiseContext) -> dict[str, An
     key = f"{task['id']}:{task['order']}"
     variables = {
         "criteria": criteria_listing(ctx.criteria),
+        "shape": reply_shape(ctx.criteria),
         "source": task["source"],
         "first": task["first"],
         "second": task["second"],
