@@ -61,6 +61,7 @@ def test_the_report_records_its_settings_and_the_reference_note_comes_first(aren
     assert matrix["reference"]["careless"] == {"win": 2, "tie": 0, "loss": 0}
     assert report["criteria"]["overall"]["position_bias"]["rate"] == 0.0
     assert "reference" in result.output and "position bias" in result.output
+    assert "bootstrap over encounters" in result.output  # every number is explained
     # two encounters: no bootstrap interval (it would be zero-width), and the reports say why
     board = report["leaderboard"]
     assert all(e["elo_ci95"] is None and e["ci_note"] == "n too small" for e in board)

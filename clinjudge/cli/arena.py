@@ -231,6 +231,14 @@ def print_leaderboard(report: dict) -> None:
     bias = report["criteria"]["overall"]["position_bias"]
     rate = "n/a" if bias["rate"] is None else f"{bias['rate']:.1%}"
     stdout.print(f"position bias (overall): {rate} of {bias['n']} pairs", highlight=False)
+    stdout.print(
+        f"Elo: from {s['initial']:g}, K {s['k']:g}, mean over shuffled match orders; "
+        "Bradley–Terry: order-free, on the Elo scale; 95% CI: bootstrap over encounters "
+        '("n too small" under 5); a win counts only when it holds in both orders, else a '
+        "draw; position bias: pairs where the same position won in both orders. "
+        "Per criterion: leaderboard.md.",
+        highlight=False,
+    )
     usage = report.get("usage")
     if usage and usage.get("calls_per_pair") is not None:
         stdout.print(
