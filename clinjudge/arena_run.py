@@ -13,12 +13,14 @@ so both resume — a re-run judges only what is missing or failed:
 
 Then the standings (:func:`clinjudge.arena.standings.standings`: Elo with its initial rating,
 K, shuffled orders and bootstrap over encounters; Bradley–Terry; the win/tie/loss matrix;
-position bias) and the files ``report.json``, ``leaderboard.md`` and ``ratings.png``.
+position bias) and the files ``report.json``, ``leaderboard.md``, ``ratings.png`` and
+``report.html``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,7 @@ from clinjudge.arena.evidence import TextEvidence, evidence_from_rows
 from clinjudge.arena.pairing import arena_pairs
 from clinjudge.arena.standings import RatingSettings, standings
 from clinjudge.datasets.items import Dataset
+from clinjudge.errors import ConfigError
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.evaluators.pairwise import EVIDENCE_JUDGES, PairwiseEvaluator
 from clinjudge.report.arena_report import write_arena_report
@@ -124,8 +127,28 @@ async def run_arena(
             "judges": {n: j.provenance() for n, j in judges.items()},
         },
     }
-    files = write_arena_report(report, rows, out_dir)
+    files = write_arena_report(report, rows, out_dir, dataset.items)
     return ArenaResult(report=report, files=files)
+
+
+def render_arena_again(out_dir: Path, dataset: Dataset) -> ArenaResult:
+    """Write an arena run's files again from its ``report.json`` and ``pairs.jsonl``, with the
+    notes of ``dataset`` for the pair view; nothing is judged and no rating recomputed.
+
+    Raises:
+        ConfigError: the run has no report yet (the arena command writes it at its end).
+    """
+    found = [out_dir / n for n in ("report.json", "pairs.jsonl")]
+    if missing := [p.name for p in found if not p.exists()]:
+        raise ConfigError(
+            f"{out_dir}: an arena run without {missing[0]} yet; run the same arena command "
+            "into it to finish it"
+        )
+    report = json.loads(found[0].read_text(encoding="utf-8"))
+    rows = [json.loads(line) for line in found[1].read_text(encoding="utf-8").splitlines() if line]
+    return ArenaResult(
+        report=report, files=write_arena_report(report, rows, out_dir, dataset.items)
+    )
 
 
 def text_evidence(runs: dict[str, JudgeRun], ids: list[str]) -> dict[str, TextEvidence | None]:

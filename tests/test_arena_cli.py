@@ -11,9 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
+from browser_helpers import open_page
 from cli_helpers import assert_one_line_error, run
 
 from clinjudge import __version__
+from clinjudge.report.html_report import data_of_page
 
 WIDE = Path(__file__).parent / "fixtures" / "arena" / "systems.csv"
 SYSTEMS = "reference,careless,terse"
@@ -87,6 +89,73 @@ def test_the_leaderboard_and_the_plot_are_written(arena_run):
     assert "initial rating 1000, K = 4" in board and "| 1 | reference |" in board
     assert "## Win / tie / loss" in board and "## Position bias" in board
     assert (out / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "report.html").exists()
+
+
+def test_the_page_carries_every_pair_with_both_notes_and_its_transcript(arena_run):
+    out, _ = arena_run
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "http://" not in html and "https://" not in html  # nothing fetched
+    data = data_of_page(html)
+    pairs = [json.loads(line) for line in (out / "pairs.jsonl").read_text().splitlines()]
+    assert [p["id"] for p in data["pairs"]] == [p["id"] for p in pairs]
+    with WIDE.open(newline="", encoding="utf-8") as handle:
+        rows = {r["encounter_id"]: r for r in csv.DictReader(handle)}
+    for p in data["pairs"]:
+        encounter = p["encounter"]
+        assert data["notes"][p["a"]] == rows[encounter][p["system_a"]]
+        assert data["notes"][p["b"]] == rows[encounter][p["system_b"]]
+        assert data["transcripts"][data["transcript_of"][encounter]] == rows[encounter]["dialogue"]
+    assert len(data["transcripts"]) == len(rows)  # each transcript once, not once per pair
+
+
+def test_the_pair_view_names_the_system_each_order_preferred(arena_run):
+    out, _ = arena_run
+    with open_page(out / "report.html") as tab:
+        assert tab.locator("#leaderboard tbody tr").first.inner_text().split("\t")[1] == "reference"
+        tab.select_option("#f-system", "careless")
+        tab.fill("#f-text", "reference")
+        assert tab.inner_text("#f-count") == "2 of 6 pairs"
+        tab.click("#pairs tbody tr >> nth=0")
+        assert tab.inner_text("#p-title").endswith("A = reference, B = careless")
+        safety = tab.locator("#p-verdicts tr", has_text="safety").inner_text().split("\t")
+        # "first" with the reference shown first and "second" with the careless note first:
+        # both orders name the reference, and so does the outcome
+        assert safety[1:4] == ["reference", "reference", "reference"]
+        assert "major unsupported or contradicted claims: reference 0" in safety[5]
+        changed = tab.locator("#p-note-b mark.changed").all_inner_texts()
+        assert changed and all(line.strip() not in data_note(out, "reference") for line in changed)
+        tab.keyboard.press("n")  # the second careless pair
+        assert tab.inner_text("#p-title").startswith("D2N") and "careless" in tab.inner_text(
+            "#p-title"
+        )
+        tab.keyboard.press("Escape")
+        assert tab.locator("#pair").is_hidden()
+
+
+def data_note(out: Path, system: str) -> str:
+    data = data_of_page((out / "report.html").read_text(encoding="utf-8"))
+    return "\n".join(text for key, text in data["notes"].items() if key.endswith("/" + system))
+
+
+def test_report_renders_an_arena_run_again_without_judging(arena_run, tmp_path):
+    out, _ = arena_run
+    copy = tmp_path / "copy"
+    import shutil
+
+    shutil.copytree(out, copy)
+    before = (copy / "leaderboard.md").read_text()
+    for name in ("leaderboard.md", "report.html", "ratings.png"):
+        (copy / name).unlink()
+    runs = {p.name: p.read_text() for p in (copy / "runs").glob("*.jsonl")}
+    result = run("report", copy)
+    assert result.exit_code == 0, result.output
+    assert (copy / "leaderboard.md").read_text() == before
+    assert data_of_page((copy / "report.html").read_text())["pairs"]
+    assert (copy / "ratings.png").exists()
+    assert {p.name: p.read_text() for p in (copy / "runs").glob("*.jsonl")} == runs
+    (copy / "report.json").unlink()
+    assert_one_line_error(run("report", copy), "without report.json yet")
 
 
 def test_a_rerun_with_the_system_column_shape_judges_nothing_again(arena_run, tmp_path):

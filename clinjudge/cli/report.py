@@ -1,4 +1,4 @@
-"""``clinjudge report``: a compare run's reports rendered again from its directory."""
+"""``clinjudge report``: a compare or arena run's reports rendered again from its directory."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from clinjudge.errors import ConfigError
 
 
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A directory written by `clinjudge compare`.")],
+    run_dir: Annotated[
+        Path,
+        typer.Argument(help="A directory written by `clinjudge compare` or `clinjudge arena`."),
+    ],
     output_format: Annotated[
         str,
         typer.Option(
@@ -34,7 +37,9 @@ def report(
     ] = None,
 ) -> None:
     """Render report.json, report.md, verdicts.jsonl, the plots and report.html again from what
-    a compare run directory holds; nothing is judged and no model is called.
+    a compare run directory holds; nothing is judged and no model is called. Given an arena run,
+    write its leaderboard.md, ratings.png and report.html (the pair view) again from its
+    report.json and pairs.jsonl.
 
     The dataset is loaded as the last `compare` into the directory loaded it; items it has no
     row for yet are counted as not judged (the compare command judges them).
@@ -62,6 +67,9 @@ def report(
         from clinjudge.datasets.loader import resolve_source
 
         resolve_source(command["dataset"])
+        if "pairwise" in manifest.get("judges", {}):  # an arena run
+            _render_arena(run_dir, command)
+            return
         names = judges or command["judges"]
         unknown = [n for n in names.split(",") if n.strip() not in manifest.get("judges", {})]
         if unknown:
@@ -88,3 +96,12 @@ def report(
             f"{name}: {len(ids)} of {result.report['n_items']} items not judged yet; "
             "the compare command judges them"
         )
+
+
+def _render_arena(run_dir: Path, command: dict) -> None:
+    from clinjudge.arena_run import render_arena_again
+    from clinjudge.cli.arena import load_arena_items, print_leaderboard
+
+    result = render_arena_again(run_dir, load_arena_items(command))
+    print_leaderboard(result.report)
+    stdout.print("wrote " + ", ".join(str(f) for f in result.files))

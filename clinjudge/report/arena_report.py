@@ -1,8 +1,9 @@
 """The files of an arena run (SPEC §6, issue 25): ``report.json`` (everything, settings and
 provenance included), ``pairs.jsonl`` (one judged pair a line), ``leaderboard.md`` (the ratings
 with their intervals, Bradley–Terry beside, the win/tie/loss matrix, position bias, the
-settings) and ``ratings.png`` (overall Elo and Bradley–Terry per system with 95% intervals,
-matplotlib's Agg canvas)."""
+settings), ``ratings.png`` (overall Elo and Bradley–Terry per system with 95% intervals,
+matplotlib's Agg canvas) and ``report.html`` (:mod:`clinjudge.report.arena_page`: the same
+tables and every pair side by side)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,16 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from clinjudge.report.arena_page import write_arena_html
+
 DPI = 150
 
 
-def write_arena_report(report: dict[str, Any], rows: list[dict], out_dir: Path) -> list[Path]:
-    """Write the four files; return their paths."""
+def write_arena_report(
+    report: dict[str, Any], rows: list[dict], out_dir: Path, items: list[Any]
+) -> list[Path]:
+    """Write the five files (``items``: the run's texts, for the pair view); return their
+    paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / n for n in ("report.json", "pairs.jsonl", "leaderboard.md", "ratings.png")]
     files[0].write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -26,7 +32,7 @@ def write_arena_report(report: dict[str, Any], rows: list[dict], out_dir: Path) 
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     files[2].write_text(leaderboard_markdown(report), encoding="utf-8")
     plot_ratings(report, files[3])
-    return files
+    return [*files, write_arena_html(report, rows, items, out_dir, plot=files[3])]
 
 
 def rating_interval(rating: dict[str, Any], key: str = "elo") -> str:
