@@ -23,6 +23,7 @@ from clinjudge.cli.factcheck import factcheck
 from clinjudge.cli.inject import inject
 from clinjudge.cli.judge import judge
 from clinjudge.cli.knowledge import knowledge_app
+from clinjudge.cli.label import label
 from clinjudge.cli.meta_eval import meta_eval
 from clinjudge.cli.report import report
 from clinjudge.cli.safety_case import safety_case
@@ -47,6 +48,7 @@ app.command()(inject)
 app.command("meta-eval")(meta_eval)
 app.command()(report)
 app.command()(agreement)
+app.command()(label)
 app.command("safety-case")(safety_case)
 app.command()(serve)
 app.add_typer(knowledge_app, name="knowledge", help="Build, search and inspect knowledge.")

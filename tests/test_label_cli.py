@@ -1,0 +1,282 @@
+"""``clinjudge label`` without a browser (issue 26, item 1): the units file written into the run,
+the reviewer's label file saved at once and resumed, the server's answers to good and bad
+saves, the command's exit-2 cases, and the whole command in a subprocess stopped with Ctrl-C
+followed by ``clinjudge agreement`` on what it wrote. The run is a copy of the agreement fixture
+(``tests/fixtures/agreement/run``: two aci-demo notes judged by a hand-placed lexical judge)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from cli_helpers import assert_one_line_error, run
+
+from clinjudge.agreement.labelling import open_session
+from clinjudge.agreement.labelling_server import TOKEN_HEADER, LabelServer
+from clinjudge.agreement.labelling_store import BadLabel, UnknownUnit
+from clinjudge.agreement.labels import read_label_set, read_units
+from clinjudge.agreement.runs import read_run
+from clinjudge.datasets import load_items
+from clinjudge.errors import ConfigError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "agreement"
+D2N005 = ("D2N005", "reference")
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(FIXTURE / "run", tmp_path / "run"))
+
+
+def session(run_dir: Path, reviewer: str = "alice", show: bool = False):
+    items = load_items("aci-demo", limit=2).items  # the dataset the fixture's run.json records
+    return open_session(read_run(run_dir), items, reviewer, show_verdicts=show)
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_the_units_file_is_written_in_the_shared_format(run_dir):
+    s = session(run_dir)
+    written = rows(run_dir / "units.jsonl")
+    fixture = rows(FIXTURE / "units.jsonl")  # all of D2N005, the first six units of D2N007
+    assert [u for u in written if u["encounter"] == "D2N005"] == fixture[:20]
+    assert [u for u in written if u["encounter"] == "D2N007"][:6] == fixture[20:]
+    assert len(read_units(run_dir / "units.jsonl")) == s.progress()["units"] == 12 + 43
+    assert [n.note_id for n in s.notes] == ["D2N005/reference", "D2N007/reference"]
+
+
+def test_an_existing_units_file_is_used_as_it_is_and_completed(run_dir):
+    # a units file holding D2N005 cut otherwise (one unit for the first line only)
+    custom = {"encounter": "D2N005", "system": "reference", "unit": 0, "kind": "text"}
+    custom |= {"start": 0, "end": 3, "text": "CC:"}
+    (run_dir / "units.jsonl").write_text(json.dumps(custom) + "\n")
+    s = session(run_dir)
+    assert s.notes[0].units == [custom]  # used as it is: labels name units by number
+    written = rows(run_dir / "units.jsonl")
+    assert written[0] == custom and {u["encounter"] for u in written[1:]} == {"D2N007"}
+
+
+def test_units_cut_from_another_text_are_refused(run_dir):
+    bad = {"encounter": "D2N005", "system": "reference", "unit": 0, "kind": "text"}
+    bad |= {"start": 0, "end": 3, "text": "HPI"}
+    (run_dir / "units.jsonl").write_text(json.dumps(bad) + "\n")
+    with pytest.raises(ConfigError, match="cut from another text"):
+        session(run_dir)
+
+
+def test_each_label_is_written_at_once_and_each_unit_once(run_dir):
+    s = session(run_dir)
+    path = run_dir / "labels" / "alice.jsonl"
+    s.save({"encounter": "D2N005", "system": "reference", "unit": 3, "label": "unsupported"})
+    first = rows(path)
+    assert len(first) == 1 and first[0]["severity"] == "minor"  # a flag is minor by default
+    assert set(first[0]) == {
+        "encounter",
+        "system",
+        "unit",
+        "label",
+        "severity",
+        "reason",
+        "reviewer",
+        "labelled_at",
+    }
+    s.save({**first[0], "label": "contradicted", "severity": "major", "reason": " no age "})
+    s.save({"encounter": "D2N005", "system": "reference", "unit": 1, "label": "supported"})
+    s.save({"encounter": "D2N005", "system": "reference", "unit": 4, "label": "supported"})
+    s.save({"encounter": "D2N005", "system": "reference", "unit": 4, "label": None})  # removed
+    on_disk = rows(path)
+    assert [(r["unit"], r["label"], r["severity"], r["reason"]) for r in on_disk] == [
+        (1, "supported", None, ""),
+        (3, "contradicted", "major", "no age"),
+    ]
+    assert on_disk[1]["reviewer"] == "alice"
+    loaded = read_label_set(path).rows  # the agreement command's reader takes it
+    assert set(loaded) == {(*D2N005, 1), (*D2N005, 3)}
+    assert list(path.parent.iterdir()) == [path]  # no temporary file left
+
+
+def test_a_supported_unit_has_no_severity(run_dir):
+    s = session(run_dir)
+    got = s.save({"encounter": "D2N005", "system": "reference", "unit": 1, "label": "supported"})
+    assert got["row"]["severity"] is None
+    got = s.save({**got["row"], "severity": "major"})
+    assert got["row"]["severity"] is None
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({"unit": 0}, UnknownUnit),  # a header
+        ({"unit": 99}, UnknownUnit),
+        ({"system": "gpt4"}, UnknownUnit),
+        ({"label": "wrong"}, BadLabel),
+        ({"label": "unsupported", "severity": "huge"}, BadLabel),
+        ({"unit": "3"}, BadLabel),
+        ({"unit": True}, BadLabel),
+        ({"reason": 5}, BadLabel),
+    ],
+)
+def test_labels_for_no_text_unit_or_of_another_format_are_refused(run_dir, change, error):
+    s = session(run_dir)
+    with pytest.raises(error):
+        s.save(
+            {"encounter": "D2N005", "system": "reference", "unit": 3, "label": "supported"} | change
+        )
+    assert not (run_dir / "labels" / "alice.jsonl").exists()
+
+
+def test_a_new_session_resumes_at_the_first_unlabelled_unit(run_dir):
+    s = session(run_dir)
+    assert s.start() == {"note": 0, "unit": 1}
+    for unit in (1, 3, 4):
+        s.save({"encounter": "D2N005", "system": "reference", "unit": unit, "label": "supported"})
+    again = session(run_dir)
+    assert again.start() == {"note": 0, "unit": 6}
+    data = again.page_data()
+    assert data["notes"][0]["labels"]["3"] == {"label": "supported", "severity": None, "reason": ""}
+    assert data["progress"]["notes"]["D2N005/reference"] == {"labelled": 3, "units": 12}
+    assert data["progress"]["labelled"] == 3
+    other = session(run_dir, "bob")  # another reviewer: a file of their own, nothing labelled
+    assert other.start() == {"note": 0, "unit": 1} and other.progress()["labelled"] == 0
+
+
+def test_the_page_data_is_blind_unless_verdicts_are_shown(run_dir):
+    blind = session(run_dir).page_data()
+    assert blind["blind"] and blind["judges"] == []
+    assert all("claims" not in n for n in blind["notes"])
+    assert "tenderness the patient denied" not in json.dumps(blind)  # a rationale of the run
+    shown = session(run_dir, show=True).page_data()
+    claims = shown["notes"][0]["claims"]["lexical"]
+    assert any(c["rationale"] == "claim affirms tenderness the patient denied" for c in claims)
+
+
+@contextmanager
+def serving(run_dir: Path, show: bool = False):
+    server = LabelServer(session(run_dir, show=show))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def request(server, path, body=None, token=True, headers=None):
+    data = None if body is None else json.dumps(body).encode()
+    sent = {"Content-Type": "application/json"} | (headers or {})
+    if token:
+        sent[TOKEN_HEADER] = server.session.token
+    req = urllib.request.Request(server.url.rstrip("/") + path, data=data, headers=sent)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_the_server_saves_labels_and_refuses_what_it_must(run_dir):
+    label = {"encounter": "D2N005", "system": "reference", "unit": 6, "label": "unsupported"}
+    with serving(run_dir) as server:
+        assert server.server_address[0] == "127.0.0.1"
+        status, page = request(server, "/")
+        assert status == 200 and "clinjudge label" in page and server.session.token in page
+        assert request(server, "/label", label, token=False)[0] == 403
+        assert request(server, "/label", label, headers={"Host": "evil.example"})[0] == 403
+        assert request(server, "/label", label, headers={"Content-Type": "text/plain"})[0] == 403
+        assert request(server, "/label", label | {"unit": 0})[0] == 404  # a header
+        assert request(server, "/label", label | {"label": "maybe"})[0] == 400
+        assert not (run_dir / "labels" / "alice.jsonl").exists()
+        status, answer = request(server, "/label", label | {"severity": "major"})
+        assert status == 200 and json.loads(answer)["row"]["severity"] == "major"
+        assert json.loads(answer)["progress"]["labelled"] == 1
+        assert rows(run_dir / "labels" / "alice.jsonl")[0]["unit"] == 6
+        status, saved = request(server, "/labels")
+        assert [r["unit"] for r in json.loads(saved)] == [6]
+        status, page = request(server, "/")  # a reload shows the label
+        assert '"6": {"label": "unsupported", "reason": "", "severity": "major"}' in page
+
+
+def test_a_bad_reviewer_name_exits_2(run_dir):
+    for name in ("../alice", "alice.jsonl", "a b", ""):
+        assert_one_line_error(run("label", run_dir, "--reviewer", name), "cannot name a label file")
+    assert not (run_dir / "units.jsonl").exists()
+
+
+def test_not_a_run_directory_exits_2(tmp_path, run_dir):
+    assert_one_line_error(run("label", tmp_path / "nowhere", "--reviewer", "a"), "no such run")
+    assert_one_line_error(run("label", tmp_path, "--reviewer", "a"), "not a run directory")
+    file = run_dir / "run.json"
+    assert_one_line_error(run("label", file, "--reviewer", "a"), "not a run directory")
+
+
+def test_an_unreadable_dataset_exits_2(run_dir):
+    manifest = json.loads((run_dir / "run.json").read_text())
+    manifest["command"]["dataset"] = str(run_dir / "moved.jsonl")
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    result = run("label", run_dir, "--reviewer", "a", "--no-browser")
+    assert_one_line_error(result, "cannot read the run's dataset")
+
+
+def test_a_run_with_no_note_of_its_dataset_exits_2(run_dir):
+    judged = run_dir / "runs" / "lexical.jsonl"
+    judged.write_text(judged.read_text().replace('"D2N005"', '"X1"').replace('"D2N007"', '"X2"'))
+    result = run("label", run_dir, "--reviewer", "a", "--no-browser")
+    assert_one_line_error(result, "none of the 2 notes its judges judged is in its dataset")
+
+
+def test_a_port_that_is_taken_exits_2(run_dir):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("label", run_dir, "--reviewer", "a", "--no-browser", "--port", port)
+    assert_one_line_error(result, f"cannot serve on 127.0.0.1:{port}")
+
+
+def test_the_command_serves_until_ctrl_c_and_agreement_reads_its_files(run_dir, tmp_path):
+    command = [str(Path(sys.executable).with_name("clinjudge")), "label", str(run_dir)]
+    proc = subprocess.Popen(
+        [*command, "--reviewer", "bob", "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), proc.stderr.read()
+        with urllib.request.urlopen(url, timeout=10) as page:
+            html = page.read().decode()
+        token = html.split('"token": "')[1].split('"')[0]
+        for unit, label in ((3, "supported"), (6, "unsupported"), (12, "unsupported")):
+            body = {"encounter": "D2N005", "system": "reference", "unit": unit, "label": label}
+            req = urllib.request.Request(
+                url + "label",
+                data=json.dumps(body).encode(),
+                headers={"Content-Type": "application/json", TOKEN_HEADER: token},
+            )
+            urllib.request.urlopen(req, timeout=10).close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "3/55 units labelled" in err and "Traceback" not in err
+    labels = run_dir / "labels" / "bob.jsonl"
+    out = tmp_path / "agreement"
+    result = run("agreement", run_dir, "--labels", labels, "--out", out, "--resamples", 100)
+    assert result.exit_code == 0, result.output
+    judge = json.loads((out / "agreement.json").read_text())["judges"][0]
+    # u3 supported but flagged (FP), u6 unsupported and flagged (TP), u12 unsupported, cleared (FN)
+    assert (judge["tp"], judge["fp"], judge["fn"], judge["tn"]) == (1, 1, 1, 0)
