@@ -280,3 +280,25 @@ def test_the_command_serves_until_ctrl_c_and_agreement_reads_its_files(run_dir, 
     judge = json.loads((out / "agreement.json").read_text())["judges"][0]
     # u3 supported but flagged (FP), u6 unsupported and flagged (TP), u12 unsupported, cleared (FN)
     assert (judge["tp"], judge["fp"], judge["fn"], judge["tn"]) == (1, 1, 1, 0)
+
+
+def test_a_malformed_label_file_exits_2_naming_its_line(run_dir):
+    labels = run_dir / "labels"
+    labels.mkdir()
+    (labels / "alice.jsonl").write_text('{"encounter": "D2N005", "system": "reference"}\n')
+    result = run("label", run_dir, "--reviewer", "alice", "--no-browser")
+    assert_one_line_error(result, "alice.jsonl:1: no 'unit'")
+
+
+def test_two_reviewers_label_into_two_files_that_agreement_compares(run_dir, tmp_path):
+    for reviewer, labels in (("alice", ("supported", "unsupported")), ("bob", ("supported",) * 2)):
+        s = session(run_dir, reviewer)
+        for unit, label in zip((1, 3), labels, strict=True):
+            s.save({"encounter": "D2N005", "system": "reference", "unit": unit, "label": label})
+    files = [run_dir / "labels" / f"{name}.jsonl" for name in ("alice", "bob")]
+    out = tmp_path / "agreement"
+    result = run("agreement", run_dir, "--labels", files[0], "--labels", files[1], "--out", out)
+    assert result.exit_code == 0, result.output
+    reviewers = json.loads((out / "agreement.json").read_text())["reviewers"]
+    assert len(reviewers) == 1 and reviewers[0]["units"] == 2
+    assert reviewers[0]["agreement"] == pytest.approx(0.5)  # they differ on unit 3

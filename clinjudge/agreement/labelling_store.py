@@ -105,7 +105,7 @@ class LabelFile:
         self.reviewer = check_reviewer(reviewer)
         self.units = units
         self.rows: dict[UnitKey, dict[str, Any]] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         if path.exists():
             if not path.is_file():
                 raise ConfigError(f"{path}: a directory, not a label file")
@@ -141,8 +141,9 @@ class LabelFile:
 
     def ordered_rows(self) -> list[dict[str, Any]]:
         """The rows in units-file order, then rows naming no known unit in the order read."""
-        known = [self.rows[k] for k in self.units if k in self.rows]
-        return known + [r for k, r in self.rows.items() if k not in self.units]
+        with self._lock:
+            known = [self.rows[k] for k in self.units if k in self.rows]
+            return known + [r for k, r in self.rows.items() if k not in self.units]
 
     def _write(self) -> None:
         """The whole file to ``.NAME.tmp`` beside it, then moved over it (under the lock)."""
