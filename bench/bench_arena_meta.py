@@ -1,4 +1,5 @@
-"""Meta-evaluation of the arena on matched pairs (issue 25, item 3; SPEC §5/§6), offline.
+"""Meta-evaluation of the arena on matched pairs (issue 25, item 3; SPEC §5/§6), offline or
+with a model.
 
 ``clinjudge inject`` makes, from each ACI-Bench note, the same note with exactly one injected
 error (or one legitimate rewrite); each pair becomes one "encounter" with two systems,
@@ -13,8 +14,14 @@ facts covered or contradicted — :data:`SEEING`; the arena cannot prefer what i
 see), and the position-bias rate. Target: the original
 wins ≥ 90% per error type among the pairs the offline judges see.
 
+With ``--backend llm`` (``CLINJUDGE_MODEL`` at ``OPENAI_BASE_URL``, e.g. the local model behind
+``clinjudge serve``) the arena judges the first ``--pairs N`` pairs with the ``pairwise.compare``
+prompt; "seen" is then n/a (no offline evidence), and the bench also prints, per criterion, how
+often a verdict followed the position (the same position won in both orders), and how often a
+reply's reason names one note while its winner is the other.
+
     .venv/bin/python bench/bench_arena_meta.py [--split test3|train,valid] [--limit N]
-        [--out /tmp/arena-meta]
+        [--out /tmp/arena-meta] [--backend offline|llm] [--pairs N] [--arena DIR]
 
 Each step resumes (the inject file is reused when present; the arena run directory resumes).
 """
@@ -25,6 +32,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -57,6 +65,9 @@ def main() -> None:
     parser.add_argument("--split", default="test3", choices=sorted(SPLITS))
     parser.add_argument("--limit", type=int, default=None, help="notes per file")
     parser.add_argument("--out", type=Path, default=Path("/tmp/arena-meta"))
+    parser.add_argument("--backend", default="offline", choices=("offline", "llm"))
+    parser.add_argument("--pairs", type=int, default=None, help="only the first N pairs")
+    parser.add_argument("--arena", type=Path, default=None, help="the arena run directory")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     pairs: list[dict] = []
@@ -73,10 +84,11 @@ def main() -> None:
         writer.writerow(["encounter_id", "dialogue", "original", "edited"])
         for p in pairs:
             writer.writerow([p["pair_id"], p["source"], p["original"], p["edited"]])
-    arena = args.out / "arena"
+    arena = args.arena or args.out / ("arena" if args.backend == "offline" else "arena-llm")
     subprocess.run(
         [CLI, "arena", str(data), "--systems", "original,edited", "--judge", "pairwise"]
-        + ["--backend", "offline", "--out", str(arena)],
+        + ["--backend", args.backend, "--out", str(arena)]
+        + (["--limit", str(args.pairs)] if args.pairs else []),
         check=True,
         stdout=subprocess.DEVNULL,
     )
@@ -84,7 +96,11 @@ def main() -> None:
         row["encounter"]: row
         for row in map(json.loads, (arena / "pairs.jsonl").read_text().splitlines())
     }
+    if args.pairs:
+        pairs = pairs[: args.pairs]
     report(pairs, judged)
+    if args.backend == "llm":
+        model_report(list(judged.values()))
 
 
 def report(pairs: list[dict], judged: dict[str, dict]) -> None:
@@ -98,7 +114,7 @@ def report(pairs: list[dict], judged: dict[str, dict]) -> None:
             continue
         original = "a" if row["system_a"] == "original" else "b"
         ev = row["evidence"]
-        seen = any(ev["a"][m] != ev["b"][m] for m in SEEING)
+        seen = ev is not None and any(ev["a"][m] != ev["b"][m] for m in SEEING)
         biased = any(row["follows_position"].values())
         for criterion in ("overall", "safety"):
             won = row["outcomes"][criterion]
@@ -123,6 +139,37 @@ def report(pairs: list[dict], judged: dict[str, dict]) -> None:
     biased = sum(1 for rs in by_type.values() for r in rs if r[0] == "overall" and r[3])
     total = sum(1 for rs in by_type.values() for r in rs if r[0] == "overall")
     print(f"position bias (a verdict that followed the position): {biased} of {total} pairs")
+
+
+NOTE_NAMED = re.compile(r"\bnote ([12])\b", re.IGNORECASE)
+
+
+def model_report(rows: list[dict]) -> None:
+    """Per criterion, on a model's pairs: verdicts that followed the position, and replies whose
+    reason names exactly one note while the winner given is the other (a reason that does not
+    support its verdict)."""
+    rows = [r for r in rows if r.get("outcomes")]
+    criteria = list(rows[0]["outcomes"]) if rows else []
+    print(
+        f"\n{'criterion':13} {'followed position':>18} {'first':>6} {'second':>7}"
+        f" {'reason names the other note':>28}"
+    )
+    for c in criteria:
+        follows = sum(1 for r in rows if r["follows_position"][c])
+        first = sum(1 for r in rows if r["follows_position"][c] and r["orders"]["ab"][c] == "first")
+        against = named = 0
+        for r in rows:
+            for order in ("ab", "ba"):
+                verdict = r["orders"][order][c]
+                reason = ((r.get("decided_by") or {}).get(order) or {}).get(c, {}).get("reason", "")
+                notes = set(NOTE_NAMED.findall(reason))
+                if verdict in ("first", "second") and len(notes) == 1:
+                    named += 1
+                    against += notes != {"1" if verdict == "first" else "2"}
+        print(
+            f"{c:13} {follows:>9} of {len(rows):<5} {first:>6} {follows - first:>7}"
+            f" {against:>14} of {named:<5}"
+        )
 
 
 def rate(results: list[tuple[str, str, bool, bool]]) -> str:
