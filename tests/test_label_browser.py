@@ -92,7 +92,11 @@ def test_a_note_labelled_with_the_keyboard_is_saved_resumed_and_scored(run_dir, 
         tab.keyboard.type("three views are not in the visit")
         press(tab, "Enter", "j")
         press(tab, "1", "j", "1", "j")  # u14, u16 supported (u16 unjudged: left out)
-        press(tab, "3", "j")  # u17 contradicted (minor): TP
+        press(tab, "3", "c")  # u17 contradicted (minor): TP; a comment begun, then Esc cancels it
+        tab.keyboard.type("not meant")
+        press(tab, "Escape")
+        assert tab.locator("#comment").input_value() == ""
+        press(tab, "j")
         press(tab, "1", "j", "1")  # u18, u19 supported: TN
         press(tab, "?")
         assert tab.locator("#help").is_visible()
@@ -116,6 +120,7 @@ def test_a_note_labelled_with_the_keyboard_is_saved_resumed_and_scored(run_dir, 
         (19, "supported", None),
     ]
     assert saved[6]["reason"] == "three views are not in the visit"
+    assert not saved[9].get("reason")  # the cancelled comment
     assert {r["reviewer"] for r in saved} == {"alice"}
 
     # TP u3 u6 u17, FP u10, FN u12, TN u1 u4 u8 u14 u18 u19; n = 11.

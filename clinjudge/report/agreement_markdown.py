@@ -20,8 +20,30 @@ MEASURES = (
 )
 
 
+#: Fewer notes than this give a per-note Spearman of no meaning (two notes give ±1).
+MIN_NOTES_FOR_SPEARMAN = 5
+DEFINITIONS = (
+    "A unit (note sentence) is flagged when a tier 4–5 claim overlaps it; positive = labelled "
+    "unsupported or contradicted. 95% intervals resample whole encounters (none below five). "
+    f"Note Spearman: per-note flagged shares against labelled shares (none below "
+    f"{MIN_NOTES_FOR_SPEARMAN} notes). Tier-5 precision: tier-5 claims over units labelled "
+    "contradicted / tier-5 claims over labelled units (Wilson interval)."
+)
+
+
 def number(value: Any) -> str:
     return f"{value:.2f}" if is_number(value) else "n/a"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def set_name(path: str) -> str:
+    """A label set as a reader knows it: a file by its stem (``reviewer_b``), a directory by
+    its parent and name (``claim-labels/labels``)."""
+    p = Path(path)
+    return p.stem if p.suffix == ".jsonl" else f"{p.parent.name}/{p.name}"
 
 
 def with_interval(entry: dict[str, Any], key: str) -> str:
@@ -30,11 +52,17 @@ def with_interval(entry: dict[str, Any], key: str) -> str:
     return number(entry.get(key)) + bounds
 
 
+def measure_cell(entry: dict[str, Any], key: str) -> str:
+    if key == "note_spearman" and entry["notes"] < MIN_NOTES_FOR_SPEARMAN:
+        return "n too small"
+    return with_interval(entry, key)
+
+
 def measure_row(name: str, entry: dict[str, Any], tier5: str) -> list[str]:
     return [
         name,
         f"{entry['units']} / {entry['notes']}",
-        *(with_interval(entry, key) for _, key in MEASURES),
+        *(measure_cell(entry, key) for _, key in MEASURES),
         f"{number(entry['major_recall'])} ({entry['majors_flagged']}/{entry['majors']})",
         f"{number(entry['accuracy'])} ({number(entry['all_supported_accuracy'])})",
         tier5,
@@ -49,7 +77,7 @@ def tier5_cell(tier5: dict[str, Any] | None) -> str:
 
 
 def reviewer_name(entry: dict[str, Any]) -> str:
-    return f"reviewer {Path(entry['second']).name} vs {Path(entry['first']).name}"
+    return f"reviewer {set_name(entry['second'])} vs {set_name(entry['first'])}"
 
 
 def judge_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -92,22 +120,62 @@ def side_by_side(report: dict[str, Any]) -> Iterator[str]:
             "\n**The judges were scored on different labelled units** (a run left notes out, or "
             "some calls failed): read the rows side by side with care."
         )
-    yield (
-        "\nA unit (note sentence) is flagged when a tier 4–5 claim overlaps it; positive = "
-        "labelled unsupported or contradicted. 95% intervals resample whole encounters (none "
-        "below five). Tier-5 precision: tier-5 claims over units labelled contradicted / tier-5 "
-        "claims over labelled units (Wilson interval)."
-    )
+    yield "\n" + DEFINITIONS
+
+
+def rank_line(report: dict[str, Any]) -> str:
+    ranks = ", ".join(f"{j['id']}: {j['system_rank_agrees']}" for j in report["judges"])
+    return f"Systems ranked as the labels rank them — {ranks}."
 
 
 def per_system(report: dict[str, Any]) -> Iterator[str]:
     headers, rows = system_table(report)
     if not rows:
         return
-    ranks = ", ".join(f"{j['id']}: {j['system_rank_agrees']}" for j in report["judges"])
     yield "\n## Per system\n"
     yield markdown_table(headers, rows)
-    yield f"\nSystems ranked as the labels rank them — {ranks}."
+    yield "\n" + rank_line(report)
+
+
+def reviewer_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Each second reviewer against the first, on the units both labelled."""
+    headers = ["second vs first", "units", "agreement", "κ", "κ (3 labels)"]
+    headers += ["errors (second vs first)", "severity agrees"]
+    rows = [
+        [
+            f"{set_name(r['second'])} vs {set_name(r['first'])}",
+            f"{r['units']} ({plural(r['encounters'], 'encounter')})",
+            percent(r["agreement"]),
+            number(r["kappa_binary"]),
+            number(r["kappa_3"]),
+            f"{r['errors_second']} vs {r['errors_first']}",
+            percent(r["severity_agreement"]),
+        ]
+        for r in report["reviewers"]
+    ]
+    return headers, rows
+
+
+def reviewed_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Each judge against the first reviewer, on the units a second reviewer also labelled
+    (so a judge's κ is read beside the reviewers' own)."""
+    headers = ["judge", "against", "on the units also labelled by"]
+    headers += ["units", "κ", "precision", "recall"]
+    first = {r["second"]: r["first"] for r in report["reviewers"]}
+    rows = [
+        [
+            j["id"],
+            set_name(first.get(r["second"], first_set(report))),
+            set_name(r["second"]),
+            str(r["units"]),
+            number(r["kappa"]),
+            number(r["precision"]),
+            number(r["recall"]),
+        ]
+        for j in report["judges"]
+        for r in j["on_reviewed_units"]
+    ]
+    return headers, rows
 
 
 def reviewers(report: dict[str, Any]) -> Iterator[str]:
@@ -115,30 +183,9 @@ def reviewers(report: dict[str, Any]) -> Iterator[str]:
     if not report["reviewers"]:
         return
     yield "\n## Reviewers against each other\n"
-    rows = [
-        [
-            f"{Path(r['second']).name} vs {Path(r['first']).name}",
-            f"{r['units']} ({r['encounters']} encounters)",
-            percent(r["agreement"]),
-            number(r["kappa_binary"]),
-            number(r["kappa_3"]),
-            f"{r['errors_first']} vs {r['errors_second']}",
-            percent(r["severity_agreement"]),
-        ]
-        for r in report["reviewers"]
-    ]
-    yield markdown_table(
-        ["second vs first", "units", "agreement", "κ", "κ (3 labels)", "errors", "severity agrees"],
-        rows,
-    )
-    yield "\nThe judges against the first reviewer on the same units:\n"
-    rows = [
-        [j["id"], Path(r["second"]).name, r["units"], number(r["kappa"]), number(r["precision"])]
-        + [number(r["recall"])]
-        for j in report["judges"]
-        for r in j["on_reviewed_units"]
-    ]
-    yield markdown_table(["judge", "units of", "units", "κ", "precision", "recall"], rows)
+    yield markdown_table(*reviewer_table(report))
+    yield "\nThe judges against the first reviewer, on the units the second also labelled:\n"
+    yield markdown_table(*reviewed_table(report))
 
 
 def disagreements(report: dict[str, Any]) -> Iterator[str]:
@@ -156,14 +203,14 @@ def disagreements(report: dict[str, Any]) -> Iterator[str]:
                 d["kind"],
                 f"{d['note_id']} u{d['unit']}",
                 truncate(d["text"], 90),
-                f"{d['label']}: {truncate(d['reason'], 70)}",
+                f"{d['label']}: {truncate(d['reason'], 70)}" if d["reason"] else d["label"],
                 "; ".join(f"T{c['tier']} {truncate(c['rationale'], 70)}" for c in d["claims"])
                 or "—",
             ]
             for d in found[:SHOWN_DISAGREEMENTS]
         ]
         if rows:
-            yield markdown_table(["kind", "unit", "text", "label: reviewer", "judge"], rows)
+            yield markdown_table(["kind", "unit", "text", "label: reason", "judge"], rows)
 
 
 def provenance(report: dict[str, Any]) -> Iterator[str]:
@@ -179,17 +226,24 @@ def provenance(report: dict[str, Any]) -> Iterator[str]:
             yield f"  - {Path(path).name} sha256 {sha[:12]}"
 
 
+def first_set(report: dict[str, Any]) -> str:
+    sets = (report.get("provenance") or {}).get("label_sets") or []
+    return sets[0]["path"] if sets else "labels"
+
+
 def agreement_markdown(report: dict[str, Any]) -> str:
     labels = report["labels"]
     head = [
         "# Agreement with sentence labels\n",
-        f"{labels['units']} labelled units of {labels['notes']} notes "
-        f"({labels['encounters']} encounters); runs: "
+        "Runs: "
         + ", ".join(
             f"`{r['name']}` ({r['matched_notes']} of {r['notes']} notes labelled)"
             for r in report["runs"]
         )
-        + ".\n",
+        + f"; each row is scored on the labelled units of those notes (its `units / notes`). "
+        f"The label sets hold {labels['units']} labelled units of "
+        f"{plural(labels['notes'], 'note')} ({plural(labels['encounters'], 'encounter')}); the "
+        f"reference label of a unit is the first set's: {set_name(first_set(report))}.\n",
     ]
     parts = [*side_by_side(report), *per_system(report), *reviewers(report)]
     parts += [*disagreements(report), *provenance(report)]

@@ -6,7 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from clinjudge.report.agreement_markdown import judge_table, number, system_table
+from clinjudge.report.agreement_markdown import (
+    DEFINITIONS,
+    first_set,
+    judge_table,
+    number,
+    plural,
+    rank_line,
+    reviewed_table,
+    reviewer_table,
+    set_name,
+    system_table,
+)
 from clinjudge.report.formatting import percent
 from clinjudge.report.html_report import render_page
 
@@ -19,6 +30,12 @@ def write_agreement_html(report: dict[str, Any], out_dir: Path) -> Path:
         r=report,
         table={"headers": headers, "rows": rows},
         systems={"headers": system_headers, "rows": system_rows},
+        reviewers=dict(zip(("headers", "rows"), reviewer_table(report), strict=True)),
+        reviewed=dict(zip(("headers", "rows"), reviewed_table(report), strict=True)),
+        definitions=DEFINITIONS,
+        ranks=rank_line(report),
+        first=set_name(first_set(report)),
+        plural=plural,
         num=number,
         pct=percent,
     )

@@ -265,7 +265,13 @@ const ACTIONS = {
 document.addEventListener("keydown", (e) => {
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   if (e.target === comment) {
-    if (e.key === "Escape" || (e.key === "Enter" && !e.shiftKey)) {
+    if (e.key === "Escape") {
+      // cancels the edit: the comment goes back to what is saved (or the unsaved draft)
+      e.preventDefault();
+      const label = labelOf(NOTES[noteIdx], unitNo);
+      comment.value = drafts.get(draftKey(NOTES[noteIdx], unitNo)) ?? (label ? label.reason || "" : "");
+      comment.blur();
+    } else if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
       comment.blur(); // commits the comment
     }
