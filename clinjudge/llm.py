@@ -12,11 +12,11 @@ exception out of :meth:`StructuredCaller.call`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import weakref
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
@@ -34,6 +34,7 @@ from clinjudge.llm_dialects import (
     rejects_output_format,
     schema_request,
 )
+from clinjudge.llm_endpoints import call_gate, split_urls
 from clinjudge.llm_replies import describe_exception, parse_tolerant
 from clinjudge.llm_settings import NO_KEY, LLMSettings, make_chat_model
 from clinjudge.prompts import Prompt
@@ -54,11 +55,6 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
 RAW_LIMIT = 2000
-
-#: Per event loop, a semaphore per endpoint (``LLMSettings.max_concurrent_calls``).
-_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary()
-)
 
 REASK = (
     "Your previous reply could not be used ({error}). Reply again with only one JSON object that "
@@ -134,30 +130,31 @@ class StructuredCaller:
         cache: ResponseCache | None,
         model_id: str,
         decoding: dict[str, Any],
-        rebuild: Callable[[], BaseChatModel] | None = None,
+        rebuild: Callable[[int], BaseChatModel] | None = None,
         endpoint: str | None = None,
         max_concurrent: int | None = None,
+        replicas: int = 1,
     ) -> None:
-        """``rebuild`` makes the model again for another event loop (see :attr:`model`);
-        ``endpoint`` names the server whose dialect is remembered (default: this model);
-        ``max_concurrent`` bounds the requests in flight to it over every caller of the
-        process."""
+        """``rebuild(i)`` makes the model of replica ``i`` (for another event loop, or another
+        replica: see :meth:`model_for`); ``endpoint`` names the server whose dialect is
+        remembered (default: this model); ``max_concurrent`` bounds the requests in flight to
+        each of its ``replicas`` over every caller of the process (every worker's, under a
+        shared gate: :mod:`clinjudge.llm_endpoints`)."""
         self._model = model
         self.endpoint = endpoint or f"{type(model).__name__}@{id(model):x}#{model_id}"
         self._rebuild = rebuild
         self._model_loop: weakref.ref | None = None
+        self._models: dict[int, BaseChatModel] = {0: model}
+        self.replicas = max(1, replicas)
         self.cache = cache
         self.model_id = model_id
         self.decoding = dict(decoding)
         self.usage = Usage()
         self.max_concurrent = max_concurrent
 
-    def _gate(self) -> contextlib.AbstractAsyncContextManager:
-        """Held around each request: the endpoint's semaphore for this loop, or nothing."""
-        if self.max_concurrent is None:
-            return contextlib.nullcontext()
-        gates = _GATES.setdefault(asyncio.get_running_loop(), {})
-        return gates.setdefault(self.endpoint, asyncio.Semaphore(self.max_concurrent))
+    def _lease(self) -> AbstractAsyncContextManager[int]:
+        """Held around each request: yields the replica it goes to (the process's gate)."""
+        return call_gate().lease(self.endpoint, self.replicas, self.max_concurrent)
 
     @property
     def output_mode(self) -> OutputMode:
@@ -166,18 +163,25 @@ class StructuredCaller:
 
     @property
     def model(self) -> BaseChatModel:
-        """The chat model for the running event loop. A model's HTTP client belongs to the loop
-        of its first call; a caller built from settings makes a new model when it is used from
-        another loop (a second ``asyncio.run``), where the old client would fail with "Event
-        loop is closed". A chat model given by the caller is used as it is."""
-        if self._rebuild is not None:
-            loop = asyncio.get_running_loop()
-            held = self._model_loop() if self._model_loop is not None else None
-            if held is not loop:
-                if self._model_loop is not None:
-                    self._model = self._rebuild()
-                self._model_loop = weakref.ref(loop)
-        return self._model
+        """The chat model of the first replica for the running event loop."""
+        return self.model_for(0)
+
+    def model_for(self, replica: int) -> BaseChatModel:
+        """The chat model of ``replica`` for the running event loop. A model's HTTP client
+        belongs to the loop of its first call; a caller built from settings makes new models
+        when it is used from another loop (a second ``asyncio.run``), where the old client would
+        fail with "Event loop is closed". A chat model given by the caller is used as it is."""
+        if self._rebuild is None:
+            return self._model
+        loop = asyncio.get_running_loop()
+        held = self._model_loop() if self._model_loop is not None else None
+        if held is not loop:
+            if self._model_loop is not None:
+                self._models = {}
+            self._model_loop = weakref.ref(loop)
+        if replica not in self._models:
+            self._models[replica] = self._rebuild(replica)
+        return self._models[replica]
 
     @classmethod
     def from_settings(
@@ -188,11 +192,14 @@ class StructuredCaller:
         chat_model: BaseChatModel | None = None,
     ) -> StructuredCaller:
         """A caller over ``chat_model`` (any LangChain chat model) or else
-        :func:`make_chat_model`, keyed by the model id (the settings' model, else the chat
-        model's name) and the settings' decoding."""
-        model = chat_model or make_chat_model(settings)
+        :func:`make_chat_model` for each URL of the settings (replicas used round-robin), keyed
+        by the model id (the settings' model, else the chat model's name) and the decoding."""
+        urls = split_urls(settings.base_url)
+        model = chat_model or make_chat_model(settings, base_url=urls[0])
         model_id = settings.model or getattr(model, "model_name", None) or type(model).__name__
-        rebuild = None if chat_model is not None else (lambda: make_chat_model(settings))
+        rebuild = None
+        if chat_model is None:
+            rebuild = lambda i: make_chat_model(settings, base_url=urls[i])  # noqa: E731
         endpoint = None if chat_model is not None else f"{settings.base_url or 'openai'}#{model_id}"
         return cls(
             model,
@@ -202,6 +209,7 @@ class StructuredCaller:
             rebuild=rebuild,
             endpoint=endpoint,
             max_concurrent=settings.max_concurrent_calls,
+            replicas=1 if chat_model is not None else len(urls),
         )
 
     def _cache_key(self, prompt: Prompt, rendered: str, output: dict[str, Any]) -> str:
@@ -291,8 +299,8 @@ class StructuredCaller:
                 return hit["raw"]
         try:
             self.usage.calls += 1
-            async with self._gate():
-                message = await self.model.ainvoke([HumanMessage(rendered)])
+            async with self._lease() as replica:
+                message = await self.model_for(replica).ainvoke([HumanMessage(rendered)])
         except Exception as exc:  # transport failure after SDK retries: recorded, not raised
             self.usage.errors += 1
             return CallError(claim_id=key, reason=describe_exception(exc))
@@ -339,24 +347,14 @@ class StructuredCaller:
         schema: type[BaseModel],
         json_schema: dict[str, Any],
     ) -> _Attempt:
-        model = self.model
-        if mode == "json_schema":
-            runnable = model.with_structured_output(
-                json_schema, method="json_schema", include_raw=True
-            )
-        elif mode == "json_object":
-            if not isinstance(model, BaseChatOpenAI):  # no response_format to bind
-                raise NotImplementedError(f"{type(model).__name__} has no json_object mode")
-            runnable = model.bind(response_format=schema_request(mode, json_schema))
-        else:
-            runnable = model
         suffix = prompt_suffix(mode, json_schema)
         if suffix:
             last = messages[-1]
             messages = [*messages[:-1], HumanMessage(f"{last.text}{suffix}")]
-        self.usage.calls += 1
         try:
-            async with self._gate():
+            async with self._lease() as replica:
+                runnable = self._runnable(self.model_for(replica), mode, json_schema)
+                self.usage.calls += 1  # a dialect the model lacks raised: no call sent
                 out = await runnable.ainvoke(messages)
         except openai.LengthFinishReasonError as exc:  # cut off at max_tokens: a bad reply
             choices = exc.completion.choices if exc.completion else []
@@ -372,3 +370,14 @@ class StructuredCaller:
         # is simply the first object found.
         parsed, error = parse_tolerant(raw, schema)
         return _Attempt(parsed, raw, error)
+
+    @staticmethod
+    def _runnable(model: BaseChatModel, mode: OutputMode, json_schema: dict[str, Any]) -> Any:
+        """``model`` asking for JSON in ``mode``."""
+        if mode == "json_schema":
+            return model.with_structured_output(json_schema, method="json_schema", include_raw=True)
+        if mode == "json_object":
+            if not isinstance(model, BaseChatOpenAI):  # no response_format to bind
+                raise NotImplementedError(f"{type(model).__name__} has no json_object mode")
+            return model.bind(response_format=schema_request(mode, json_schema))
+        return model

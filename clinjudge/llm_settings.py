@@ -12,6 +12,8 @@ from langchain_openai import ChatOpenAI
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from clinjudge.llm_endpoints import split_urls
+
 #: Placeholder key for local OpenAI-compatible servers that ignore authentication.
 NO_KEY = "not-needed"
 
@@ -36,9 +38,11 @@ class LLMSettings(BaseSettings):
     max_retries: int = Field(default=2, ge=0)  # SDK retries of 408/409/429/5xx/connection errors
     requests_per_second: float | None = Field(default=None, gt=0.0)  # None = unlimited
     max_tokens: int | None = Field(default=None, gt=0)
-    #: Requests in flight to the endpoint at once, over every judge of the process (None =
-    #: as many as the run sends). A local llama.cpp server answers one at a time: with 1, a
-    #: queued request's timeout does not run while it waits.
+    #: Requests in flight to each URL of the endpoint at once, over every judge of the process
+    #: -- of every worker, with ``--executor ray`` (None = as many as the run sends). A local
+    #: llama.cpp server answers one at a time: with 1, a queued request's timeout does not run
+    #: while it waits. ``OPENAI_BASE_URL`` may list replicas, comma-separated: requests go to
+    #: the least busy, round-robin (:mod:`clinjudge.llm_endpoints`).
     max_concurrent_calls: int | None = Field(default=None, gt=0)
     #: A GGUF model file for ``--backend local`` (served by llama-cpp-python on 127.0.0.1) and
     #: the sha256 it must have (checked before it is loaded).
@@ -64,8 +68,9 @@ class LLMSettings(BaseSettings):
         return {"model": self.model, "base_url": self.base_url, "decoding": self.decoding()}
 
 
-def make_chat_model(settings: LLMSettings) -> BaseChatModel:
-    """A ``ChatOpenAI`` for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, ...).
+def make_chat_model(settings: LLMSettings, base_url: str | None = None) -> BaseChatModel:
+    """A ``ChatOpenAI`` for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, ...)
+    at ``base_url`` (default: the first URL of ``settings.base_url``).
 
     Pinned to ``/v1/chat/completions`` (``use_responses_api=False``). The openai SDK retries
     429/5xx/connection errors ``max_retries`` times with backoff; ``timeout`` bounds each request.
@@ -76,9 +81,10 @@ def make_chat_model(settings: LLMSettings) -> BaseChatModel:
     """
     if not settings.configured:
         raise ValueError("no model configured: set CLINJUDGE_MODEL (and OPENAI_BASE_URL)")
+    base_url = base_url or split_urls(settings.base_url)[0]
     if settings.api_key is not None:
         api_key = settings.api_key
-    elif settings.base_url:
+    elif base_url:
         api_key = SecretStr(NO_KEY)
     else:
         raise ValueError("OPENAI_API_KEY is required when OPENAI_BASE_URL is not set")
@@ -91,7 +97,7 @@ def make_chat_model(settings: LLMSettings) -> BaseChatModel:
         )
     return ChatOpenAI(
         model=settings.model,
-        base_url=settings.base_url,
+        base_url=base_url,
         api_key=api_key,
         temperature=settings.temperature,
         top_p=settings.top_p,
