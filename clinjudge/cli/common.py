@@ -168,29 +168,25 @@ def build_judges(
     """The judges named in ``judges`` (comma-separated), built from the shared CLI options:
     ``--backend``, ``--prompt`` overrides, ``--claims`` and ``--option JUDGE.KEY=VALUE``; one
     knowledge base and one response cache serve them all."""
-    from clinjudge.evaluators import BuildOptions, build_evaluator, parse_judge_names
-    from clinjudge.knowledge.base import KnowledgeBase
-    from clinjudge.llm import LLMSettings, ResponseCache
+    spec, paths = judge_spec(judges, backend=backend, prompt=prompt, claims=claims, option=option)
+    return spec.build(paths)
+
+
+def judge_spec(
+    judges: str, *, backend: str, prompt: list[str] | None, claims: str, option: list[str] | None
+):
+    """The :class:`~clinjudge.executors.spec.JudgeSpec` of the shared CLI options (what a Ray
+    worker builds the same judges from) and the ``--prompt`` override paths."""
+    from clinjudge.evaluators import parse_judge_names
+    from clinjudge.executors.spec import JudgeSpec
 
     names = parse_judge_names(judges)
-    settings_by_judge = judge_options(option, names)
+    options = judge_options(option, names)
     overrides = prompt_overrides(prompt)
-    kb = KnowledgeBase.default()
-    cache = ResponseCache()
-    return {
-        name: build_evaluator(
-            name,
-            BuildOptions(
-                backend=backend,
-                settings=LLMSettings(),
-                prompt_overrides=overrides,
-                knowledge=kb,
-                cache=cache,
-                options={"claims": claims, **settings_by_judge.get(name, {})},
-            ),
-        )
-        for name in names
-    }
+    spec = JudgeSpec.of(
+        names, backend=backend, claims=claims, options=options, prompt_overrides=overrides
+    )
+    return spec, overrides
 
 
 def judge_options(items: list[str] | None, names: list[str]) -> dict[str, dict[str, object]]:

@@ -20,17 +20,23 @@ from clinjudge.cli.common import (
     RetryOpt,
     UsageError,
     all_calls_failed,
-    build_judges,
     check_choice,
     exit_if_dead,
     interrupt_keeps,
+    judge_spec,
     one_line_errors,
     print_run_failures,
     progress_bars,
-    run_concurrency,
     stdout,
     warn_if_not_english,
     warn_skipped,
+)
+from clinjudge.cli.executor import (
+    ExecutorOpt,
+    RayAddressOpt,
+    WorkersOpt,
+    check_executor,
+    judging,
 )
 from clinjudge.evaluators.registry import judges_help
 
@@ -80,6 +86,9 @@ def compare(
         ),
     ] = None,
     concurrency: ConcurrencyOpt = 4,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
+    workers: WorkersOpt = None,
     retry_failed: RetryOpt = True,
     strict_items: Annotated[
         bool,
@@ -103,7 +112,8 @@ def compare(
     SOAP judges rate the same claims, so the flips between them are exact. Re-run the same
     command to resume an interrupted run; into a finished run, another judge or more items are
     judged alone (`clinjudge report DIR` re-renders without judging). Several systems' notes:
-    `--systems reference,gpt4,bart` (one column each) or `--system-column system`.
+    `--systems reference,gpt4,bart` (one column each) or `--system-column system`. On a Ray
+    cluster: `--executor ray --ray-address auto` (the same rows and reports).
 
     Exit codes: 0 done (failed items, if any, are counted and listed, and judged again by the
     next run); 1 a judge's every model call failed; 2 bad input; 130 interrupted (Ctrl-C: one
@@ -113,6 +123,7 @@ def compare(
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         check_choice(output_format, ("table", "tsv", "json"), "--format")
+        check_executor(executor, ray_address, workers, backend)
         from clinjudge.datasets.loader import resolve_source
 
         _, found = resolve_source(dataset)  # a wrong path is one line before the judges load
@@ -135,18 +146,30 @@ def compare(
         }
         if systems and (text_column or system_column):
             raise UsageError("--systems names the note columns: drop --text-column/--system-column")
-        evaluators = build_judges(
+        spec, paths = judge_spec(
             judges, backend=backend, prompt=prompt, claims=claims, option=option
         )
+        evaluators = spec.build(paths)
         data = load_run_items(command, evaluators)
         warn_skipped(data)
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
-        with interrupt_keeps(out, len(data.items)), progress_bars() as progress:
+        with (
+            interrupt_keeps(out, len(data.items)),
+            judging(
+                executor,
+                spec=spec,
+                evaluators=evaluators,
+                concurrency=concurrency,
+                address=ray_address,
+                workers=workers,
+            ) as (evaluators, in_flight),
+            progress_bars() as progress,
+        ):
             result = run_compare_sync(
                 data,
                 evaluators,
                 out,
-                concurrency=run_concurrency(evaluators, concurrency),
+                concurrency=in_flight,
                 progress=progress,
                 retry_failed=retry_failed,
                 command=command,

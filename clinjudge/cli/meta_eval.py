@@ -24,15 +24,21 @@ from clinjudge.cli.common import (
     PromptOpt,
     RetryOpt,
     all_calls_failed,
-    build_judges,
     check_choice,
     exit_if_dead,
+    judge_spec,
     one_line_errors,
     print_run_failures,
     progress_bars,
     require_file,
-    run_concurrency,
     stdout,
+)
+from clinjudge.cli.executor import (
+    ExecutorOpt,
+    RayAddressOpt,
+    WorkersOpt,
+    check_executor,
+    judging,
 )
 from clinjudge.evaluators.registry import judges_help
 
@@ -56,6 +62,9 @@ def meta_eval(
     option: OptionOpt = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N pairs.", min=1)] = None,
     concurrency: ConcurrencyOpt = 4,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
+    workers: WorkersOpt = None,
     retry_failed: RetryOpt = True,
 ) -> None:
     """Meta-evaluate judges on matched pairs: detection rate of injected errors, false-flag rate
@@ -73,20 +82,32 @@ def meta_eval(
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         require_file(pairs, "pair")
+        check_executor(executor, ray_address, workers, backend)
         from clinjudge.inject.pairs import read_pairs
         from clinjudge.meta_eval import run_meta_eval_sync
 
         records = read_pairs(pairs)[:limit]
-        evaluators = build_judges(
+        spec, paths = judge_spec(
             judge, backend=backend, prompt=prompt, claims=claims, option=option
         )
-        with progress_bars() as progress:
+        evaluators = spec.build(paths)
+        with (
+            judging(
+                executor,
+                spec=spec,
+                evaluators=evaluators,
+                concurrency=concurrency,
+                address=ray_address,
+                workers=workers,
+            ) as (evaluators, in_flight),
+            progress_bars() as progress,
+        ):
             result = run_meta_eval_sync(
                 pairs,
                 records,
                 evaluators,
                 out,
-                concurrency=run_concurrency(evaluators, concurrency),
+                concurrency=in_flight,
                 progress=progress,
                 retry_failed=retry_failed,
             )

@@ -1,0 +1,165 @@
+"""``--executor ray``: a run's items judged by a pool of Ray workers on a local Ray or a cluster.
+
+    with RayExecutor(spec, address="auto", workers=8) as ray_run:
+        judges = ray_run.judges(evaluators)       # RemoteJudge proxies of the driver's judges
+        run_compare(dataset, judges, out, concurrency=ray_run.concurrency)
+
+:func:`connect` joins the cluster at ``address`` (``auto``: the one ``ray start --head`` runs
+on this machine; ``ray://HOST:10001``: a remote head) or, without one, starts a Ray of this
+machine's CPUs that lives as long as the run. Ray is imported only here and in
+:mod:`.ray_pool`, so clinjudge works without the ``ray`` extra.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import socket
+from typing import TYPE_CHECKING, Any
+
+from clinjudge.errors import ConfigError
+from clinjudge.executors.ray_pool import WorkerPool, reason
+from clinjudge.executors.ray_workers import CallLimiter
+from clinjudge.executors.remote import RemoteJudge
+
+if TYPE_CHECKING:
+    from clinjudge.evaluators.base import Evaluator
+    from clinjudge.executors.spec import JudgeSpec
+
+INSTALL = "pip install -e '.[ray]'"
+#: Seconds a cluster address has to answer before the run is refused.
+PROBE_SECONDS = 5.0
+
+
+def ray_installed() -> bool:
+    return importlib.util.find_spec("ray") is not None
+
+
+def require_ray() -> None:
+    """Raises ConfigError (with how to install it) when Ray is not installed."""
+    if not ray_installed():
+        raise ConfigError(f"--executor ray needs Ray, which is not installed: {INSTALL}")
+
+
+def connect(address: str | None) -> bool:
+    """Join the Ray at ``address``, or start one on this machine (``None``); True when this
+    call started it (and so should shut it down). A Ray already initialised in this process
+    is used as it is.
+
+    Raises:
+        ConfigError: Ray is not installed, or the cluster cannot be reached.
+    """
+    require_ray()
+    if address not in (None, "auto") and (why := unreachable(address)):
+        raise ConfigError(f"cannot reach the Ray cluster at {address}: {why}")
+    import ray
+
+    if ray.is_initialized():
+        return False
+    quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
+    try:
+        if address is None:
+            ray.init(include_dashboard=False, **quiet)
+            return True
+        ray.init(address=address, **quiet)
+    except Exception as exc:  # ConnectionError, ValueError, RuntimeError, grpc errors...
+        raise ConfigError(f"cannot reach the Ray cluster at {address}: {reason(exc)}") from None
+    return False
+
+
+def unreachable(address: str, timeout: float = PROBE_SECONDS) -> str | None:
+    """Why nothing answers a TCP connection at ``address`` (``HOST:PORT`` of a head's GCS,
+    or ``ray://HOST:PORT`` of its client server) within ``timeout`` seconds, else ``None``.
+    Ray itself retries an address that does not answer for minutes."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return "expected auto, HOST:PORT or ray://HOST:PORT"
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return None
+
+
+def cluster_cpus() -> float:
+    """The CPUs of the Ray cluster this process is connected to."""
+    import ray
+
+    return float(ray.cluster_resources().get("CPU", 1.0))
+
+
+class RayExecutor:
+    """Judging on Ray workers (module docstring). ``workers``: default the cluster's CPUs;
+    ``per_worker``: items a worker judges at once (1 for CPU-bound offline judges, the
+    ``--concurrency`` of a judge calling a model); ``uses_model``: a judge calls a model, so
+    the workers share one :class:`~clinjudge.executors.ray_workers.CallLimiter`
+    (``per_second``: its requests a second to each endpoint URL)."""
+
+    def __init__(
+        self,
+        spec: JudgeSpec,
+        *,
+        address: str | None = None,
+        workers: int | None = None,
+        per_worker: int = 1,
+        uses_model: bool = False,
+        per_second: float | None = None,
+    ) -> None:
+        self.spec = spec
+        self.address = address
+        self.workers = workers
+        self.per_worker = per_worker
+        self.uses_model = uses_model
+        self.per_second = per_second
+        self.pool: WorkerPool | None = None
+        self._started = False
+
+    def __enter__(self) -> RayExecutor:
+        self._started = connect(self.address)
+        import ray
+
+        try:
+            cpus = cluster_cpus()
+            workers = self.workers or max(1, int(cpus))
+            limiter = None
+            if self.uses_model:
+                actor = ray.remote(CallLimiter).options(num_cpus=0, max_concurrency=100_000)
+                limiter = actor.remote(self.per_second)
+            self.pool = WorkerPool(
+                self.spec,
+                workers=workers,
+                per_worker=self.per_worker,
+                cpus=min(1.0, cpus / workers),
+                limiter=limiter,
+            )
+        except BaseException:
+            self._shutdown()
+            raise
+        return self
+
+    def judges(self, evaluators: dict[str, Evaluator]) -> dict[str, Any]:
+        """Start the workers (each builds the judges; theirs must be ``evaluators``) and give
+        the driver's judges as the run calls them (:class:`RemoteJudge`).
+
+        Raises:
+            ConfigError: a worker could not build the judges, or built other ones.
+        """
+        assert self.pool is not None, "RayExecutor used outside its with block"
+        self.pool.start({name: judge.identity() for name, judge in evaluators.items()})
+        return {name: RemoteJudge(name, judge, self.pool) for name, judge in evaluators.items()}
+
+    @property
+    def concurrency(self) -> int:
+        """Items in flight at most (every worker's share)."""
+        return self.pool.capacity if self.pool is not None else self.per_worker
+
+    def __exit__(self, *_exc: object) -> None:
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+        if self._started:
+            import ray
+
+            ray.shutdown()
