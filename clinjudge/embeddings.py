@@ -64,15 +64,19 @@ def model_id(path: str | None = None) -> str:
 
 
 def encode(texts: list[str], *, path: str | None = None, batch_size: int = 64) -> np.ndarray:
-    """L2-normalised float32 embeddings, one row per text (cosine = dot product)."""
+    """L2-normalised float32 embeddings, one row per text (cosine = dot product).
+
+    A text's vector is the same whatever texts it is encoded with, and so whatever the process
+    encoded (and cached) before: each text is padded to its own width (:func:`encode_padded`).
+    Padded to its batch's longest text instead, as sentence-transformers pads, its vector moved
+    in the 8th digit with its batch-mates, and a note's evidence scores with the notes judged
+    before it in the same process (on another executor, after a resumed run)."""
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
     model_path = path or default_model_path()
     missing = list(dict.fromkeys(t for t in texts if (model_path, t) not in _cache))
     if missing:
-        vectors = load_model(model_path).encode(
-            missing, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
-        )
+        vectors = encode_padded(load_model(model_path), missing, batch_size=batch_size)
         with _lock:
             for text, vector in zip(missing, np.asarray(vectors, dtype=np.float32), strict=True):
                 _cache[(model_path, text)] = vector
@@ -80,3 +84,40 @@ def encode(texts: list[str], *, path: str | None = None, batch_size: int = 64) -
                 _cache.popitem(last=False)
     with _lock:
         return np.stack([_cache[(model_path, t)] for t in texts])
+
+
+#: Texts are padded to a multiple of this many tokens (their own width, not their batch's).
+PAD_TO = 16
+
+
+def encode_padded(model, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
+    """``model``'s normalised embeddings of ``texts`` (truncated at its ``max_seq_length``),
+    each padded to its token count rounded up to :data:`PAD_TO`, in batches of texts of the
+    same width: a text's vector depends on its own width alone, never on its batch-mates."""
+    import torch
+
+    limit = model.max_seq_length
+    counts = [
+        len(ids) for ids in model.tokenizer(texts, truncation=True, max_length=limit)["input_ids"]
+    ]
+    widths: dict[int, list[int]] = {}
+    for index, count in enumerate(counts):
+        widths.setdefault(min(limit, -(-count // PAD_TO) * PAD_TO), []).append(index)
+    out: np.ndarray | None = None
+    for width, indices in widths.items():
+        for start in range(0, len(indices), batch_size):
+            chunk = indices[start : start + batch_size]
+            features = model.tokenizer(
+                [texts[i] for i in chunk],
+                padding="max_length",
+                truncation=True,
+                max_length=width,
+                return_tensors="pt",
+            )
+            with torch.inference_mode():
+                vectors = model(dict(features))["sentence_embedding"]
+            vectors = torch.nn.functional.normalize(vectors, p=2, dim=1).numpy()
+            if out is None:
+                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[chunk] = vectors
+    return out if out is not None else np.zeros((0, 384), dtype=np.float32)

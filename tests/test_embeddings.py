@@ -1,0 +1,37 @@
+"""Sentence embeddings (clinjudge.embeddings): a text's vector does not depend on the texts it is
+encoded with, nor on what the process encoded and cached before — so a note's evidence scores
+do not depend on the notes judged before it (issue 27: the same rows with either executor)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from clinjudge import embeddings
+
+SHORT = "the patient reports chest pain for two days ."
+LONGER = [
+    "she takes lisinopril twenty milligrams every morning and metformin five hundred twice a "
+    "day with meals , and her sugars have been running in the one fifties",
+    "no fever , no chills , some swelling of the right knee after the fall last week",
+]
+
+
+def test_a_texts_vector_is_the_same_alone_in_any_batch_and_after_the_cache():
+    model = embeddings.load_model()
+    alone = embeddings.encode_padded(model, [SHORT])[0]
+    with_longer = embeddings.encode_padded(model, [*LONGER, SHORT])[-1]
+    assert np.array_equal(alone, with_longer)  # padded to its own width, not its batch's
+    reordered = embeddings.encode_padded(model, [LONGER[1], SHORT, LONGER[0]])
+    assert np.array_equal(reordered[1], alone)
+    # as sentence-transformers computes it, to float32 precision
+    reference = model.encode([SHORT], normalize_embeddings=True)[0]
+    assert float(alone @ reference) > 0.99999
+    assert np.isclose(np.linalg.norm(alone), 1.0, atol=1e-6)
+
+
+def test_encode_serves_the_same_vectors_whatever_was_encoded_before():
+    first = embeddings.encode([*LONGER, "an unseen sentence about the left ankle"])
+    again = embeddings.encode(["an unseen sentence about the left ankle", "the left ankle"])
+    assert np.array_equal(first[2], again[0]) and again.shape == (2, first.shape[1])
+    model = embeddings.load_model()
+    assert np.array_equal(again[1], embeddings.encode_padded(model, ["the left ankle"])[0])
