@@ -253,6 +253,9 @@ def test_the_command_serves_until_ctrl_c_and_agreement_reads_its_files(run_dir, 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as a script in the background starts it (and as a backgrounded test run does): with
+        # SIGINT ignored, so the command must install its own handler for Ctrl-C to stop it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
         url = proc.stdout.readline().strip()

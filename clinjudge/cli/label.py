@@ -83,8 +83,8 @@ def label(
 
     **Blind.** The judges' verdicts are hidden unless --show-verdicts is given.
 
-    Exit codes: 0 stopped with Ctrl-C; 2 bad input (not a run directory, no note to label, a
-    dataset that cannot be read, a bad reviewer name, a port that is taken).
+    Exit codes: 0 stopped with Ctrl-C or SIGTERM; 2 bad input (not a run directory, no note to
+    label, a dataset that cannot be read, a bad reviewer name, a port that is taken).
     """
     with one_line_errors():
         from clinjudge.agreement.labelling_store import check_reviewer
@@ -116,6 +116,7 @@ def label(
         import webbrowser
 
         webbrowser.open(server.url)
+    _stop_on_signals()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -127,3 +128,16 @@ def label(
         f"stopped: {progress['labelled']}/{progress['units']} units labelled in "
         f"{session.labels.path}"
     )
+
+
+def _stop_on_signals() -> None:
+    """Ctrl-C and SIGTERM stop the server cleanly, also when the command was started from a
+    script in the background (which starts it with SIGINT ignored, so Python would not turn
+    Ctrl-C into ``KeyboardInterrupt``): every label is already on disk."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, stop)
