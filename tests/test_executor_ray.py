@@ -279,3 +279,17 @@ def test_workers_that_cannot_build_the_judges_or_build_others_are_refused(local_
         skewed = type("Skewed", (), {"identity": lambda self: {**driver.identity(), "x": 1}})
         with pytest.raises(ConfigError, match="built judge 'lexical' differently"):
             ray_run.judges({"lexical": skewed()})
+
+
+def test_meta_eval_on_ray_scores_the_pairs_as_the_local_executor_does(local_ray, tmp_path):
+    pairs = Path(__file__).parent / "fixtures" / "meta_eval" / "pairs.jsonl"
+    base = ("meta-eval", pairs, "--judge", "lexical", "--backend", "offline")
+    local = run(*base, "--out", tmp_path / "local")
+    on_ray = run(*base, "--out", tmp_path / "ray", "--executor", "ray", "--workers", "2")
+    assert local.exit_code == 0 and on_ray.exit_code == 0, on_ray.output
+    a, b = tmp_path / "local", tmp_path / "ray"
+    assert (a / "pairs_scored.jsonl").read_bytes() == (b / "pairs_scored.jsonl").read_bytes()
+    report_a, report_b = (json.loads((d / "report.json").read_text()) for d in (a, b))
+    assert without_timing(report_a) == without_timing(report_b)
+    rows = rows_by_id(b / "runs" / "lexical.jsonl")  # each text judged once, shared originals
+    assert sum("same_as" in row for row in rows.values()) == 4

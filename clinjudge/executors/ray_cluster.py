@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import socket
 from typing import TYPE_CHECKING, Any
 
@@ -42,14 +43,15 @@ def require_ray() -> None:
 
 
 def connect(address: str | None) -> bool:
-    """Join the Ray at ``address``, or start one on this machine (``None``); True when this
-    call started it (and so should shut it down). A Ray already initialised in this process
-    is used as it is.
+    """Join the Ray at ``address`` (or ``RAY_ADDRESS``), or start one on this machine (neither);
+    True when this call started it (and so should shut it down). A Ray already initialised in
+    this process is used as it is.
 
     Raises:
         ConfigError: Ray is not installed, or the cluster cannot be reached.
     """
     require_ray()
+    address = address or os.environ.get("RAY_ADDRESS") or None  # as ray.init reads it
     if address not in (None, "auto") and (why := unreachable(address)):
         raise ConfigError(f"cannot reach the Ray cluster at {address}: {why}")
     import ray
