@@ -22,7 +22,7 @@ from cli_helpers import assert_one_line_error, run
 from openai_stub import OpenAIStub, Reply
 
 if os.environ.get("CLINJUDGE_REQUIRE_RAY") != "1":
-    pytest.importorskip("ray")
+    pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
 import ray  # noqa: E402
 
 from clinjudge.compare import run_compare  # noqa: E402
