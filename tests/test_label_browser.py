@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from browser_helpers import open_page
 from cli_helpers import run
-
-from clinjudge.agreement.labelling import open_session
-from clinjudge.agreement.labelling_server import LabelServer
-from clinjudge.agreement.runs import read_run
-from clinjudge.datasets import load_items
+from label_helpers import serving
 
 FIXTURE = Path(__file__).parent / "fixtures" / "agreement"
 
@@ -33,19 +27,6 @@ class Served:
 
     def as_uri(self) -> str:
         return self.url
-
-
-@contextmanager
-def serving(run_dir: Path, show: bool = False):
-    items = load_items("aci-demo", limit=2).items  # the dataset the fixture's run.json records
-    server = LabelServer(open_session(read_run(run_dir), items, "alice", show_verdicts=show))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture

@@ -12,21 +12,17 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from cli_helpers import assert_one_line_error, run
+from label_helpers import serving, session
 
-from clinjudge.agreement.labelling import open_session
-from clinjudge.agreement.labelling_server import TOKEN_HEADER, LabelServer
+from clinjudge.agreement.labelling_server import TOKEN_HEADER
 from clinjudge.agreement.labelling_store import BadLabel, UnknownUnit
 from clinjudge.agreement.labels import read_label_set, read_units
-from clinjudge.agreement.runs import read_run
-from clinjudge.datasets import load_items
 from clinjudge.errors import ConfigError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "agreement"
@@ -36,11 +32,6 @@ D2N005 = ("D2N005", "reference")
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
     return Path(shutil.copytree(FIXTURE / "run", tmp_path / "run"))
-
-
-def session(run_dir: Path, reviewer: str = "alice", show: bool = False):
-    items = load_items("aci-demo", limit=2).items  # the dataset the fixture's run.json records
-    return open_session(read_run(run_dir), items, reviewer, show_verdicts=show)
 
 
 def rows(path: Path) -> list[dict]:
@@ -160,18 +151,6 @@ def test_the_page_data_is_blind_unless_verdicts_are_shown(run_dir):
     shown = session(run_dir, show=True).page_data()
     claims = shown["notes"][0]["claims"]["lexical"]
     assert any(c["rationale"] == "claim affirms tenderness the patient denied" for c in claims)
-
-
-@contextmanager
-def serving(run_dir: Path, show: bool = False):
-    server = LabelServer(session(run_dir, show=show))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def request(server, path, body=None, token=True, headers=None):
