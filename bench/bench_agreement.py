@@ -18,8 +18,13 @@ Labels are read from the shared development labels and the labels committed unde
 
     .venv/bin/python bench/bench_agreement.py [--judges lexical,inference-aware]
         [--backend offline|llm] [--protocol batch|claim] [--count-calls]
-        [--encounters D2N170,...] [--examples 3] [--labels DIR ...]
+        [--part open|sealed|all] [--encounters D2N170,...] [--examples 3] [--labels DIR ...]
         [--save OUT.jsonl] [--json OUT.json]
+
+**Sealed encounters.** ``claim_labels/sealed.json`` names 10 of the 40 encounters (drawn with a
+recorded seed, issue 36) that nobody reads while writing rules. ``--part open`` (the default)
+scores the other 30 and prints examples from them only; ``--part sealed`` scores the sealed 10
+(run it at the end of a round of rules, and trust its numbers); ``--part all`` scores all 40.
 
 ``--backend llm`` uses the configured endpoint (``CLINJUDGE_MODEL``, ``OPENAI_BASE_URL``); its
 replies are cached, so a re-run costs no call. ``--count-calls`` runs the LLM path against a
@@ -262,8 +267,22 @@ def save_rows(path: Path, name: str, results: list[UnitResult], judged: dict, no
             out.write(json.dumps(row) + "\n")
 
 
+def sealed_encounters() -> set[str]:
+    """The sealed encounters of ``claim_labels/sealed.json`` (module docstring)."""
+    return set(json.loads((HERE / "claim_labels" / "sealed.json").read_text())["sealed"])
+
+
+def part_encounters(part: str, wanted: set[str] | None) -> set[str]:
+    """The encounters ``--part`` (and ``--encounters``) leave to score."""
+    every = {f"D2N{n}" for n in range(168, 208)} if wanted is None else wanted
+    sealed = sealed_encounters()
+    return {"all": every, "open": every - sealed, "sealed": every & sealed}[part]
+
+
 async def main_async(args) -> None:
-    notes, units = load_labelled(args.data, args.labels, args.encounters)
+    chosen = part_encounters(args.part, args.encounters)
+    print(f"part {args.part}: {len(chosen)} encounters")
+    notes, units = load_labelled(args.data, args.labels, chosen)
     if not notes:
         wanted = f" for {', '.join(sorted(args.encounters))}" if args.encounters else ""
         raise InputError(f"no labelled notes{wanted} under {', '.join(map(str, args.labels))}")
@@ -381,6 +400,13 @@ def main() -> None:
         type=lambda s: set(s.split(",")),
         default=None,
         help="only these encounters (comma-separated, e.g. D2N170,D2N171)",
+    )
+    parser.add_argument(
+        "--part",
+        choices=("open", "sealed", "all"),
+        default="open",
+        help="open: the 30 encounters rules may be fitted on (default); sealed: the 10 of "
+        "claim_labels/sealed.json nobody reads (score them at the end); all: the 40",
     )
     parser.add_argument(
         "--examples", type=int, default=2, help="examples printed per kind of miss and false flag"
