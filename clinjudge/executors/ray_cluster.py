@@ -12,6 +12,7 @@ machine's CPUs that lives as long as the run. Ray is imported only here and in
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 import os
@@ -69,18 +70,60 @@ def connect(address: str | None) -> bool:
     return False
 
 
+#: An HTTP/2 client's first bytes: the connection preface and an empty SETTINGS frame.
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_H2_SETTINGS = 4
+
+
 def unreachable(address: str, timeout: float = PROBE_SECONDS) -> str | None:
-    """Why nothing answers a TCP connection at ``address`` (``HOST:PORT`` of a head's GCS,
-    or ``ray://HOST:PORT`` of its client server) within ``timeout`` seconds, else ``None``.
-    Ray itself retries an address that does not answer for minutes."""
+    """Why ``address`` (``HOST:PORT`` of a head's GCS, or ``ray://HOST:PORT`` of its client
+    server) is not a Ray endpoint, found within ``timeout`` seconds, else ``None``.
+
+    Both are gRPC servers, which answer an HTTP/2 connection preface with a SETTINGS frame at
+    once; so the probe connects, sends the preface and reads the first frame header. Nothing
+    listening, no answer, a closed connection or any other first bytes (another service on
+    the port: a web server's ``HTTP/1.1 400``, a database's greeting) are refused here, in
+    seconds — Ray itself retries such an address for minutes. With ``RAY_USE_TLS`` set the
+    servers speak TLS first, and only the connection is checked."""
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not host or not port.isdigit():
         return "expected auto, HOST:PORT or ray://HOST:PORT"
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as conn:
+            if os.environ.get("RAY_USE_TLS", "0") not in ("", "0"):
+                return None
+            conn.sendall(_H2_PREFACE)
+            first = _read_some(conn, 9)
+            if len(first) == 9 and first[3] != _H2_SETTINGS:  # to name what answered
+                conn.settimeout(0.3)
+                with contextlib.suppress(TimeoutError):
+                    first += _read_some(conn, 64)
+    except TimeoutError:
+        return f"nothing answered within {timeout:g} s (is it a Ray head's port?)"
     except OSError as exc:
         return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return None
+    if len(first) >= 9 and first[3] == _H2_SETTINGS:
+        return None
+    if not first:
+        return "it closed the connection: not a Ray (gRPC) port"
+    shown = first.decode("latin-1").splitlines()[0] if first[:1].isascii() else first.hex()
+    return f"another service listens there, not Ray (it answered {shown[:40]!r})"
+
+
+def _read_some(conn: socket.socket, size: int) -> bytes:
+    """Up to ``size`` bytes, fewer when the peer closes or stops sending (socket timeout)."""
+    got = b""
+    while len(got) < size:
+        try:
+            chunk = conn.recv(size - len(got))
+        except TimeoutError:
+            if got:
+                break
+            raise
+        if not chunk:
+            break
+        got += chunk
+    return got
 
 
 def cluster_cpus() -> float:
