@@ -10,6 +10,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from clinjudge.redact import without_credentials
+
 M = TypeVar("M", bound=BaseModel)
 
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S)
@@ -80,6 +82,6 @@ def describe_exception(exc: BaseException, limit: int = 200) -> str:
 
 
 def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
+    lines = without_credentials(str(exc)).strip().splitlines()
     message = lines[0] if lines else ""
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

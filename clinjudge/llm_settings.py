@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from clinjudge.llm_endpoints import split_urls
+from clinjudge.redact import public_url
 
 #: Placeholder key for local OpenAI-compatible servers that ignore authentication.
 NO_KEY = "not-needed"
@@ -64,8 +65,13 @@ class LLMSettings(BaseSettings):
         }
 
     def provenance(self) -> dict[str, Any]:
-        """Model, endpoint and decoding for reports -- never the API key."""
-        return {"model": self.model, "base_url": self.base_url, "decoding": self.decoding()}
+        """Model, endpoint and decoding for reports -- never the API key, and the endpoint without
+        the credentials a URL may carry (:func:`clinjudge.redact.public_url`)."""
+        return {
+            "model": self.model,
+            "base_url": public_url(self.base_url),
+            "decoding": self.decoding(),
+        }
 
 
 def make_chat_model(settings: LLMSettings, base_url: str | None = None) -> BaseChatModel:

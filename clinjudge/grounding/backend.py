@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinjudge import __version__
 from clinjudge.errors import ConfigError
+from clinjudge.redact import public_url
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -124,7 +125,7 @@ def open_backend(
     prompts = [load_prompt(name, overrides.get(name)) for name in prompt_names]
     provenance |= {
         "model": caller.model_id,
-        "base_url": settings.base_url if chat_model is None else None,
+        "base_url": public_url(settings.base_url) if chat_model is None else None,
         "decoding": settings.decoding(),
         "prompts": [p.ref().model_dump() for p in prompts],
     }

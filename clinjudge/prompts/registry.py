@@ -5,12 +5,21 @@ A prompt is a Markdown file with a small YAML front matter (``name``, ``version`
 them can be replaced by a file path (``--prompt soap.inference_aware=my_prompt.md``). Every report
 records :meth:`Prompt.ref` -- name, version, sha256 of the whole file and, for overrides, the path
 -- so that two runs can be told apart and reproduced.
+
+**Data cannot close a section.** A prompt fences its data between its own delimiters
+(``<conversation>`` … ``</conversation>``, ``<<<`` … ``>>>``). A note or transcript holding those
+very delimiters could end the data early and write text the model reads as instructions. So
+:meth:`Prompt.render` neutralises, in every value it inserts, each delimiter the prompt itself
+uses — its tags (any case, spaces inside the brackets) and runs of three or more ``<`` or
+``>`` — by writing its angle brackets as ``‹`` ``›``: the model still reads the words, but no
+value can open or close a section of the prompt.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -23,6 +32,32 @@ from clinjudge.types import PromptRef
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 CUSTOM_VERSION = "custom"
+#: A tag of a prompt's own text: ``<conversation>``, ``</note_sections>``.
+_TAG = re.compile(r"</?([A-Za-z_][A-Za-z0-9_-]{0,40})>")
+_FENCE = "<<<"
+
+
+@lru_cache(maxsize=256)
+def delimiters_of(text: str) -> re.Pattern[str] | None:
+    """The pattern of the delimiters a prompt ``text`` uses (module docstring), ``None`` when
+    it uses none: each tag name in any case with optional spaces (``< / Conversation >``), and
+    runs of ``<`` or ``>`` when the prompt fences with ``<<<``."""
+    names = sorted(set(_TAG.findall(text)))
+    parts = []
+    if names:
+        alternatives = "|".join(re.escape(n) for n in names)
+        parts.append(rf"<[ \t]{{0,8}}/?[ \t]{{0,8}}(?:{alternatives})[ \t]{{0,8}}>")
+    if _FENCE in text:
+        parts.append(r"<{3,}|>{3,}")
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+def fenced(value: str, delimiters: re.Pattern[str] | None) -> str:
+    """``value`` with every match of ``delimiters`` written with ``‹`` ``›`` for its angle
+    brackets (module docstring)."""
+    if delimiters is None or ("<" not in value and ">" not in value):
+        return value
+    return delimiters.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), value)
 
 
 class Prompt(BaseModel):
@@ -48,7 +83,8 @@ class Prompt(BaseModel):
         """Replace each ``{{name}}`` with ``str(variables[name])`` in one pass.
 
         Values are inserted literally: braces in JSON or transcripts are never interpreted, and a
-        value containing ``{{x}}`` is not substituted again. Extra variables are ignored.
+        value containing ``{{x}}`` is not substituted again; the prompt's own delimiters inside a
+        value are neutralised (module docstring). Extra variables are ignored.
 
         Raises:
             KeyError: a placeholder of the body has no value.
@@ -59,7 +95,8 @@ class Prompt(BaseModel):
                 f"prompt {self.name!r} needs variable(s) {', '.join(missing)}; "
                 f"given: {', '.join(sorted(variables)) or 'none'}"
             )
-        return PLACEHOLDER.sub(lambda m: str(variables[m.group(1)]), self.text)
+        delimiters = delimiters_of(self.text)
+        return PLACEHOLDER.sub(lambda m: fenced(str(variables[m.group(1)]), delimiters), self.text)
 
     def ref(self) -> PromptRef:
         return PromptRef(name=self.name, version=self.version, sha256=self.sha256, path=self.path)

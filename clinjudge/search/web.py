@@ -42,6 +42,7 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from clinjudge.errors import ConfigError
+from clinjudge.redact import public_url
 from clinjudge.search.base import Passage, SearchError
 
 _TAG = re.compile(r"<[^>]+>")
@@ -135,7 +136,7 @@ class WebSearch:
 
     # -- the interface ---------------------------------------------------------------------------
     def describe(self) -> dict[str, object]:
-        return {"backend": self.name, "base_url": self.base_url}
+        return {"backend": self.name, "base_url": public_url(self.base_url)}
 
     async def search(self, query: str, k: int) -> list[Passage]:
         key = (" ".join(query.split()), k)
