@@ -34,6 +34,7 @@ from clinjudge.datasets.items import Dataset
 from clinjudge.errors import ConfigError
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.evaluators.pairwise import EVIDENCE_JUDGES, PairwiseEvaluator
+from clinjudge.files import read_objects
 from clinjudge.report.arena_report import write_arena_report
 from clinjudge.run_dir import (
     JudgeRun,
@@ -43,6 +44,7 @@ from clinjudge.run_dir import (
     failure_summary,
     no_progress,
     run_judges,
+    run_lock,
 )
 
 
@@ -73,62 +75,63 @@ async def run_arena(
         pairwise.use_texts({item.id: item.note for item in dataset.items})
     judges = {**text_judges, pairwise.name: pairwise}
     check_sources(dataset, judges)
-    run_dir = RunDir(out_dir).open(
-        RunDir.identity(dataset, judges), cutter=EVIDENCE_JUDGES[0], command=command
-    )
-    texts = await run_judges(dataset.items, text_judges, run_dir, progress=progress)
-    if texts:
-        pairwise.use_evidence(text_evidence(texts, [i.id for i in dataset.items]))
-    pairs = arena_pairs(dataset.items, systems, per_item=pairs_per_item, seed=settings.seed)
-    started = time.perf_counter()
-    judged = await run_judges(pairs, {pairwise.name: pairwise}, run_dir, progress=progress)
-    pair_run = judged[pairwise.name]
-    pair_seconds = time.perf_counter() - started
-    meta = {p.id: p.meta for p in pairs}
-    rows = [{**meta[r["id"]], **r} for r in pair_run.rows]
-    board = standings(rows, systems, settings, criteria=("overall", *pairwise.criteria))
-    new_pairs = len(pairs) - pair_run.resumed
-    report = {
-        "dataset": dataset.name,
-        "systems": systems,
-        "judge": pairwise.name,
-        "backend": pairwise.identity()["backend"],
-        "criteria_asked": list(pairwise.criteria),
-        "settings": {
-            **settings.as_dict(),
-            "pairs_per_item": pairs_per_item or "all",
-            "elo_point": f"mean over {settings.n_orders} shuffled match orders",
-            "intervals": f"95% percentile bootstrap over encounters ({settings.replicates} "
-            "replicates, match order shuffled in each)",
-        },
-        **board,
-        "timing": {
-            "pairs_judged_now": new_pairs,
-            "seconds_per_pair": pair_seconds / new_pairs if new_pairs else None,
-            "seconds_per_pair_with_text_judging": (
-                (pair_seconds + sum(r.seconds for r in texts.values())) / new_pairs
-                if new_pairs
-                else None
-            ),
-            "seconds_per_text": {n: _per_item(r) for n, r in texts.items()},
-        },
-        "usage": _usage(pairwise, new_pairs),
-        "failed_items": {n: r.failed for n, r in {**texts, **judged}.items() if r.failed},
-        "failures": {
-            n: f
-            for n, j in judges.items()
-            if (f := failure_summary(j, {**texts, **judged}[n].rows))
-        },
-        "skipped_items": [s.model_dump() for s in dataset.skipped],
-        "provenance": {
-            "package_version": __version__,
-            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "dataset": dataset.provenance(),
-            "judges": {n: j.provenance() for n, j in judges.items()},
-        },
-    }
-    files = write_arena_report(report, rows, out_dir, dataset.items)
-    return ArenaResult(report=report, files=files)
+    with run_lock(out_dir):
+        run_dir = RunDir(out_dir).open(
+            RunDir.identity(dataset, judges), cutter=EVIDENCE_JUDGES[0], command=command
+        )
+        texts = await run_judges(dataset.items, text_judges, run_dir, progress=progress)
+        if texts:
+            pairwise.use_evidence(text_evidence(texts, [i.id for i in dataset.items]))
+        pairs = arena_pairs(dataset.items, systems, per_item=pairs_per_item, seed=settings.seed)
+        started = time.perf_counter()
+        judged = await run_judges(pairs, {pairwise.name: pairwise}, run_dir, progress=progress)
+        pair_run = judged[pairwise.name]
+        pair_seconds = time.perf_counter() - started
+        meta = {p.id: p.meta for p in pairs}
+        rows = [{**meta[r["id"]], **r} for r in pair_run.rows]
+        board = standings(rows, systems, settings, criteria=("overall", *pairwise.criteria))
+        new_pairs = len(pairs) - pair_run.resumed
+        report = {
+            "dataset": dataset.name,
+            "systems": systems,
+            "judge": pairwise.name,
+            "backend": pairwise.identity()["backend"],
+            "criteria_asked": list(pairwise.criteria),
+            "settings": {
+                **settings.as_dict(),
+                "pairs_per_item": pairs_per_item or "all",
+                "elo_point": f"mean over {settings.n_orders} shuffled match orders",
+                "intervals": f"95% percentile bootstrap over encounters ({settings.replicates} "
+                "replicates, match order shuffled in each)",
+            },
+            **board,
+            "timing": {
+                "pairs_judged_now": new_pairs,
+                "seconds_per_pair": pair_seconds / new_pairs if new_pairs else None,
+                "seconds_per_pair_with_text_judging": (
+                    (pair_seconds + sum(r.seconds for r in texts.values())) / new_pairs
+                    if new_pairs
+                    else None
+                ),
+                "seconds_per_text": {n: _per_item(r) for n, r in texts.items()},
+            },
+            "usage": _usage(pairwise, new_pairs),
+            "failed_items": {n: r.failed for n, r in {**texts, **judged}.items() if r.failed},
+            "failures": {
+                n: f
+                for n, j in judges.items()
+                if (f := failure_summary(j, {**texts, **judged}[n].rows))
+            },
+            "skipped_items": [s.model_dump() for s in dataset.skipped],
+            "provenance": {
+                "package_version": __version__,
+                "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "dataset": dataset.provenance(),
+                "judges": {n: j.provenance() for n, j in judges.items()},
+            },
+        }
+        files = write_arena_report(report, rows, out_dir, dataset.items)
+        return ArenaResult(report=report, files=files)
 
 
 def render_arena_again(out_dir: Path, dataset: Dataset) -> ArenaResult:
@@ -144,11 +147,11 @@ def render_arena_again(out_dir: Path, dataset: Dataset) -> ArenaResult:
             f"{out_dir}: an arena run without {missing[0]} yet; run the same arena command "
             "into it to finish it"
         )
-    report = json.loads(found[0].read_text(encoding="utf-8"))
-    rows = [json.loads(line) for line in found[1].read_text(encoding="utf-8").splitlines() if line]
-    return ArenaResult(
-        report=report, files=write_arena_report(report, rows, out_dir, dataset.items)
-    )
+    with run_lock(out_dir):
+        report = json.loads(found[0].read_text(encoding="utf-8"))
+        rows = [row for _, row in read_objects(found[1])]
+        files = write_arena_report(report, rows, out_dir, dataset.items)
+    return ArenaResult(report=report, files=files)
 
 
 def text_evidence(runs: dict[str, JudgeRun], ids: list[str]) -> dict[str, TextEvidence | None]:

@@ -20,11 +20,12 @@ from clinjudge import __version__
 from clinjudge.compare_systems import system_rates
 from clinjudge.datasets.items import Dataset
 from clinjudge.evaluators.base import Evaluator
+from clinjudge.files import atomic_write, dump_line
 from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
 from clinjudge.report.flagged_claims import flagged_claims
 from clinjudge.report.html_report import write_compare_html
-from clinjudge.run_dir import failure_summary, judge_dataset
+from clinjudge.run_dir import failure_summary, judge_dataset, run_lock
 
 
 @dataclass
@@ -60,23 +61,24 @@ async def run_compare(
     """Run every judge over the dataset (resumably, :func:`clinjudge.run_dir.run_judges`) and
     write the report files. ``command`` (how to load the dataset and build the judges) is kept
     in the run's manifest for ``clinjudge report``."""
-    runs = await judge_dataset(
-        dataset,
-        judges,
-        out_dir,
-        command=command,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-    )
-    judged = Judged(
-        rows={name: run.rows for name, run in runs.items()},
-        failed={name: run.failed for name, run in runs.items() if run.failed},
-        to_retry={name: ids for name, run in runs.items() if (ids := run.to_retry())},
-        provenance={name: judge.provenance() for name, judge in judges.items()},
-        usage={name: u for name, judge in judges.items() if (u := judge.usage()) is not None},
-    )
-    return write_compare(dataset, judges, judged, out_dir)
+    with run_lock(out_dir):
+        runs = await judge_dataset(
+            dataset,
+            judges,
+            out_dir,
+            command=command,
+            concurrency=concurrency,
+            progress=progress,
+            retry_failed=retry_failed,
+        )
+        judged = Judged(
+            rows={name: run.rows for name, run in runs.items()},
+            failed={name: run.failed for name, run in runs.items() if run.failed},
+            to_retry={name: ids for name, run in runs.items() if (ids := run.to_retry())},
+            provenance={name: judge.provenance() for name, judge in judges.items()},
+            usage={name: u for name, judge in judges.items() if (u := judge.usage()) is not None},
+        )
+        return write_compare(dataset, judges, judged, out_dir)
 
 
 def write_compare(
@@ -170,11 +172,15 @@ def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> d
 def write_verdicts(path: Path, judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> None:
     """One line per judged unit (claim, question) of every judge: the item's ``id``, the
     ``judge``, and the judge's fields for it (a SOAP claim's own id is ``claim_id``)."""
-    with path.open("w", encoding="utf-8") as handle:
-        for name, judge in judges.items():
-            for row in rows[name]:
-                for line in judge.verdict_lines(row):
-                    handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    atomic_write(
+        path,
+        (
+            dump_line(line)
+            for name, judge in judges.items()
+            for row in rows[name]
+            for line in judge.verdict_lines(row)
+        ),
+    )
 
 
 def run_compare_sync(*args, **kwargs) -> CompareResult:

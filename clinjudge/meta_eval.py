@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import hashlib
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 from clinjudge import __version__
 from clinjudge.datasets.items import Dataset, Item
 from clinjudge.evaluators.base import Evaluator
+from clinjudge.files import atomic_write, dump_line
 from clinjudge.inject.pairs import PairRecord
 from clinjudge.meta_eval_scores import (
     N_RESAMPLES,
@@ -36,7 +36,7 @@ from clinjudge.meta_eval_scores import (
     score_pair,
     summarize_scores,
 )
-from clinjudge.run_dir import failure_summary, judge_dataset
+from clinjudge.run_dir import failure_summary, judge_dataset, run_lock
 from clinjudge.runner import read_completed
 
 
@@ -127,63 +127,62 @@ async def run_meta_eval(
 
     out_dir = Path(out_dir)
     dataset = pairs_dataset(pairs_path, pairs)
-    runs = await judge_dataset(
-        dataset,
-        judges,
-        out_dir,
-        concurrency=concurrency,
-        progress=progress,
-        retry_failed=retry_failed,
-        wrap=lambda judge, path: _SameTextOnce(
-            judge, dataset.items, read_completed(path, key="id")
-        ),
-    )
-    scores = {
-        name: [score_pair(p, name, judges[name], run.by_id(), run.failed) for p in pairs]
-        for name, run in runs.items()
-    }
-    failed = {name: run.failed for name, run in runs.items()}
-    seconds = {name: run.seconds for name, run in runs.items()}
-    resumed = {name: run.resumed for name, run in runs.items()}
-    summaries = {
-        name: summarize_scores(s, n_resamples=n_resamples, seed=seed) for name, s in scores.items()
-    }
-    first = summaries[next(iter(judges))]
-    report = {
-        "pairs": pairs_summary(dataset, pairs),
-        "judges": summaries,
-        "overall": first["overall"],
-        "by_type": first["by_type"],
-        "first_judge": next(iter(judges)),
-        "failed_items": {n: f for n, f in failed.items() if f},
-        "items_to_retry": {n: ids for n, run in runs.items() if (ids := run.to_retry())},
-        "failures": {
-            n: f for n, run in runs.items() if (f := failure_summary(judges[n], run.rows))
-        },
-        "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
-        "seconds": seconds,
-        "resumed_items": resumed,
-        "method": {
-            "interval": "percentile bootstrap over pairs clustered by source_id; Wilson",
-            "n_resamples": n_resamples,
-            "seed": seed,
-            "overlap": "clinjudge.inject.types.spans_touch",
-        },
-        "provenance": {
-            "package_version": __version__,
-            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "pairs": dataset.provenance(),
-            "judges": {n: j.provenance() for n, j in judges.items()},
-        },
-    }
-    scored_path = out_dir / "pairs_scored.jsonl"
-    with scored_path.open("w", encoding="utf-8") as handle:
-        for judge_scores in scores.values():
-            for s in judge_scores:
-                handle.write(json.dumps(asdict(s), ensure_ascii=False) + "\n")
-    files = write_meta_eval_report(report, out_dir)
-    page = write_meta_eval_html(report, pairs, scores, out_dir)
-    return MetaEvalResult(report=report, scores=scores, files=[scored_path, *files, page])
+    with run_lock(out_dir):
+        runs = await judge_dataset(
+            dataset,
+            judges,
+            out_dir,
+            concurrency=concurrency,
+            progress=progress,
+            retry_failed=retry_failed,
+            wrap=lambda judge, path: _SameTextOnce(
+                judge, dataset.items, read_completed(path, key="id")
+            ),
+        )
+        scores = {
+            name: [score_pair(p, name, judges[name], run.by_id(), run.failed) for p in pairs]
+            for name, run in runs.items()
+        }
+        failed = {name: run.failed for name, run in runs.items()}
+        seconds = {name: run.seconds for name, run in runs.items()}
+        resumed = {name: run.resumed for name, run in runs.items()}
+        summaries = {
+            name: summarize_scores(s, n_resamples=n_resamples, seed=seed)
+            for name, s in scores.items()
+        }
+        first = summaries[next(iter(judges))]
+        report = {
+            "pairs": pairs_summary(dataset, pairs),
+            "judges": summaries,
+            "overall": first["overall"],
+            "by_type": first["by_type"],
+            "first_judge": next(iter(judges)),
+            "failed_items": {n: f for n, f in failed.items() if f},
+            "items_to_retry": {n: ids for n, run in runs.items() if (ids := run.to_retry())},
+            "failures": {
+                n: f for n, run in runs.items() if (f := failure_summary(judges[n], run.rows))
+            },
+            "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
+            "seconds": seconds,
+            "resumed_items": resumed,
+            "method": {
+                "interval": "percentile bootstrap over pairs clustered by source_id; Wilson",
+                "n_resamples": n_resamples,
+                "seed": seed,
+                "overlap": "clinjudge.inject.types.spans_touch",
+            },
+            "provenance": {
+                "package_version": __version__,
+                "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "pairs": dataset.provenance(),
+                "judges": {n: j.provenance() for n, j in judges.items()},
+            },
+        }
+        scored_path = out_dir / "pairs_scored.jsonl"
+        atomic_write(scored_path, (dump_line(asdict(s)) for ss in scores.values() for s in ss))
+        files = write_meta_eval_report(report, out_dir)
+        page = write_meta_eval_html(report, pairs, scores, out_dir)
+        return MetaEvalResult(report=report, scores=scores, files=[scored_path, *files, page])
 
 
 def pairs_summary(dataset: Dataset, pairs: Sequence[PairRecord]) -> dict[str, Any]:

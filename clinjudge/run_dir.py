@@ -13,14 +13,22 @@ dataset sharing no item with the run, another package version.
 rows already on disk are not judged again, rows marked ``retry`` are. The first judge that
 cuts claims (``shares_claims``) hands its claims to the others that do, through
 ``evaluate(item, given=claims)``, so that they rate the very same claim ids.
+
+**One writer.** A command that writes a run directory holds :func:`run_lock` while it judges
+and writes its reports: a second process pointed at the same directory is refused at once,
+naming the first (otherwise both would judge every item, paying twice and doubling rows); a
+lock left by a process that was killed is taken over with a note on stderr, and the stray
+temporaries of its unfinished rewrites are removed. The manifest is rewritten atomically.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +37,7 @@ from clinjudge import __version__
 from clinjudge.datasets.items import Dataset, Item
 from clinjudge.errors import ConfigError
 from clinjudge.evaluators.base import Evaluator
+from clinjudge.files import WriterLock, atomic_write_text, remove_stray_temporaries
 from clinjudge.runner import first_difference, read_completed, run_evaluator, short_value
 
 Progress = Callable[[str, int], Callable[[], None]]
@@ -103,7 +112,7 @@ class RunDir:
         }
         if command is not None:
             grown["command"] = command
-        self.manifest.write_text(json.dumps(grown, indent=2), encoding="utf-8")
+        atomic_write_text(self.manifest, json.dumps(grown, indent=2))
         self.claims_from = grown["claims_from"]
         return self
 
@@ -119,6 +128,36 @@ class RunDir:
 
     def rows_path(self, judge: str) -> Path:
         return self.path / "runs" / f"{judge}.jsonl"
+
+
+#: The writer lock of a run directory (:func:`run_lock`).
+LOCK_FILE = ".writer.lock"
+
+
+@contextmanager
+def run_lock(out_dir: Path) -> Iterator[WriterLock]:
+    """Hold ``out_dir``'s writer lock for the block (module docstring): refused with
+    :class:`~clinjudge.files.LockHeld` (a one-line reason naming the holder) when another live
+    process holds it; a dead holder's lock is taken over, saying so on stderr, and its stray
+    temporaries removed. A directory this call created and the block left empty is removed.
+
+    Raises:
+        ConfigError: ``out_dir`` is a file, or another process writes it.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"--out is a file, not a directory: {out_dir}")
+    created = not out_dir.exists()
+    lock = WriterLock(out_dir / LOCK_FILE, f"run directory {out_dir}")
+    try:
+        with lock:
+            if lock.took_over:
+                print(f"clinjudge: {lock.took_over}", file=sys.stderr)
+            remove_stray_temporaries(out_dir)
+            yield lock
+    finally:
+        if created and out_dir.is_dir() and not any(out_dir.iterdir()):
+            out_dir.rmdir()
 
 
 def item_digest(item: Item) -> str:

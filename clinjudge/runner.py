@@ -3,8 +3,10 @@
 Bounded concurrency (a semaphore: LangGraph's ``max_concurrency`` multiplies across fan-outs),
 per-item results appended to a JSONL file as they complete (flushed and fsynced), and resume:
 items already in the file are loaded, not run again, so an interrupted run loses nothing and
-judges nothing twice. A torn last line from a crash is dropped and its item re-run. An item
-whose graph raises is recorded in ``failed`` and retried by the next run.
+judges nothing twice. A torn last line from a crash is dropped (the file rewritten atomically:
+the old file or the repaired one, never less) and its item re-run. An item whose graph raises
+is recorded in ``failed`` and retried by the next run. Lines are split at ``\n`` only
+(:mod:`clinjudge.files.jsonl`): a row whose text holds U+2028 is one row.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from clinjudge.datasets.items import Item
+from clinjudge.files import atomic_write, dump_line, read_jsonl
 
 RECURSION_LIMIT = 50
 T = TypeVar("T")
@@ -31,26 +34,27 @@ class RunResult:
 
 
 def read_completed(path: Path, key: str = "note_id") -> dict[str, dict]:
-    """Rows of a results file by ``row[key]``; a torn (unparseable) line is dropped from the
-    file."""
+    """Rows of a results file by ``row[key]``; a torn line (not a JSON object with ``key``) is
+    dropped from the file, which is rewritten atomically (module docstring)."""
     if not path.exists():
         return {}
     rows: dict[str, dict] = {}
-    good_lines: list[str] = []
-    torn = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            torn = True
-            continue
-        rows[str(row[key])] = row
-        good_lines.append(line)
+    torn = 0
+    for line in read_jsonl(path, skip_bom=False):
+        if line.ok and isinstance(line.value, dict) and key in line.value:
+            rows[str(line.value[key])] = line.value
+        else:
+            torn += 1
     if torn:
-        path.write_text("".join(f"{line}\n" for line in good_lines), encoding="utf-8")
+        atomic_write(path, _good_lines(path, key))
     return rows
+
+
+def _good_lines(path: Path, key: str):
+    """The lines of ``path`` that :func:`read_completed` keeps, as they are on disk."""
+    for line in read_jsonl(path, skip_bom=False):
+        if line.ok and isinstance(line.value, dict) and key in line.value:
+            yield line.raw + b"\n"
 
 
 def run_mismatch(manifest: Path, identity: dict[str, Any]) -> str | None:
@@ -93,7 +97,7 @@ class JsonlWriter:
         self._lock = asyncio.Lock()
 
     async def write(self, row: dict) -> None:
-        line = json.dumps(row, ensure_ascii=False) + "\n"
+        line = dump_line(row)
         async with self._lock:
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(line)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from clinjudge.errors import ConfigError
+from clinjudge.files import rows_by_key
 from clinjudge.gates import Gate, evaluate_gates
 from clinjudge.metrics.intervals import clustered_wilson, wilson_interval
 from clinjudge.metrics.safety import clean_cases_to_pass
@@ -104,7 +105,7 @@ def load_run(path: Path, soap_judge: str) -> SystemRun:
         raise ConfigError(
             f"{path}: no {soap_judge} or omission rows (it has {', '.join(judges) or 'none'})"
         )
-    rows = {j: _rows(rows_dir / f"{j}.jsonl") for j in wanted}
+    rows = {j: rows_by_key(rows_dir / f"{j}.jsonl") for j in wanted}
     ids = list(dict.fromkeys(i for r in rows.values() for i in r))
     per_item: dict[str, Counts] = {}
     excluded = 0
@@ -143,15 +144,6 @@ def _calibration_run(path: Path) -> SystemRun:
             "events": over["k"],
         }
     return SystemRun(path.name, path, {}, 0, ["detect"], given, calibration.get("brier"))
-
-
-def _rows(path: Path) -> dict[str, dict[str, Any]]:
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            out[str(row["id"])] = row  # a resumed run's later row wins
-    return out
 
 
 def _failed(row: dict[str, Any]) -> bool:

@@ -449,7 +449,7 @@ def test_compare_says_what_the_omission_judge_counts(tmp_path):
 
 
 def test_judge_shows_a_long_notes_progress_and_the_api_counts_every_claim(tmp_path, monkeypatch):
-    import clinjudge.cli.common as common
+    import clinjudge.cli.progress as progress
     from clinjudge.api import judge_note
 
     transcript = (FIXTURES / "transcript.txt").read_text()
@@ -470,11 +470,11 @@ def test_judge_shows_a_long_notes_progress_and_the_api_counts_every_claim(tmp_pa
     assert len(seen["judged"]) > 1  # told batch by batch, not once at the end
 
     args = ("judge", "--transcript", FIXTURES / "transcript.txt", "--note", tmp_path / "note.txt")
-    monkeypatch.setattr(common, "LONG_NOTE_CLAIMS", n_claims - 1)
+    monkeypatch.setattr(progress, "LONG_NOTE_CLAIMS", n_claims - 1)
     shown = run(*args)
     assert shown.exit_code == 0, shown.output
     assert "judging the note's claims" in shown.stderr and f"{n_claims}/{n_claims}" in shown.stderr
-    monkeypatch.setattr(common, "LONG_NOTE_CLAIMS", n_claims)
+    monkeypatch.setattr(progress, "LONG_NOTE_CLAIMS", n_claims)
     quiet = run(*args)
     assert "judging the note's claims" not in quiet.stderr
 
@@ -517,7 +517,12 @@ def test_compare_rejects_a_missing_dataset_before_loading_any_judge():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
+@pytest.mark.parametrize(
+    ("sent", "code", "by"), [("SIGINT", 130, "Ctrl-C"), ("SIGTERM", 143, "SIGTERM")]
+)
+def test_a_stopped_run_says_what_it_keeps_also_when_started_from_a_script(
+    tmp_path, sent, code, by
+):
     import signal
     import subprocess
     import sys
@@ -528,22 +533,23 @@ def test_ctrl_c_says_what_the_run_keeps_and_exits_130(tmp_path):
         str(Path(sys.executable).with_name("clinjudge")), "compare", "aci-demo",
         "--judges", "inference-aware", "--backend", "offline", "--out", str(out),
     ]  # fmt: skip
-    process = subprocess.Popen(  # a shell's background job ignores SIGINT: the child must not
+    process = subprocess.Popen(  # as a script's background job: SIGINT inherited as ignored
         command,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     rows = out / "runs" / "inference-aware.jsonl"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not (rows.is_file() and rows.read_text().strip()):
         time.sleep(0.2)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(getattr(signal, sent))
     _, err = process.communicate(timeout=600)  # generous: a loaded 2-core machine is slow
-    assert process.returncode == 130, err
+    assert process.returncode == code, err
     kept = len(rows.read_text().splitlines())
-    assert f"interrupted: {out} keeps inference-aware {kept} of 10 items judged" in err
+    assert f"interrupted ({by}): {out} keeps inference-aware {kept} of 10 items judged" in err
     assert "the same command resumes" in err and "Traceback" not in err
+    assert not (out / ".writer.lock").exists()
 
 
 def test_judge_answers_a_second_run_from_the_response_cache(tmp_path, openai_stub, monkeypatch):

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from cli_helpers import assert_one_line_error, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai_stub import HttpError, Reply, sequence
@@ -161,3 +162,47 @@ def test_an_api_key_never_reaches_reports_logs_caches_or_errors(
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
     assert openai_stub.requests  # the key went only where it belongs: to the endpoint
+
+
+def test_a_deeply_nested_jsonl_line_is_skipped_and_named(tmp_path):
+    data = tmp_path / "nested.jsonl"
+    good = {"id": "a", "transcript": "[doctor] any pain? [patient] no.", "note": "Denies pain."}
+    deep = '{"id": "b", "note": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    data.write_text(json.dumps(good) + "\n" + deep + "\n", encoding="utf-8")
+    result = run("compare", data, "--judges", "lexical", "--out", tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    assert "data row 2 (line 2): JSON nested too deeply to read" in result.stderr
+    strict = run("compare", data, "--judges", "lexical", "--strict-items", "--out", tmp_path / "r2")
+    assert_one_line_error(strict, "JSON nested too deeply to read")
+    whole = tmp_path / "nested.json"
+    whole.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    assert_one_line_error(
+        run("compare", whole, "--judges", "lexical", "--out", tmp_path / "r3"),
+        "JSON nested too deeply to read",
+    )
+
+
+def test_a_text_over_the_size_limit_is_refused_naming_the_setting(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLINJUDGE_MAX_TEXT_CHARS", "5000")
+    data = tmp_path / "big.jsonl"
+    rows = [
+        {"id": "small", "transcript": "[doctor] any pain? [patient] no.", "note": "Denies pain."},
+        {"id": "big", "transcript": "[doctor] any pain? [patient] no.", "note": "Pain. " * 2000},
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = run("compare", data, "--judges", "lexical", "--out", tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    assert (
+        "id big: note of 12,000 characters is over the limit of 5,000 a text "
+        "(set CLINJUDGE_MAX_TEXT_CHARS to raise it)"
+    ) in result.stderr
+    note = tmp_path / "note.txt"
+    note.write_text("Pain. " * 2000, encoding="utf-8")
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("[doctor] any pain? [patient] yes.", encoding="utf-8")
+    assert_one_line_error(
+        run("judge", "--transcript", transcript, "--note", note), "CLINJUDGE_MAX_TEXT_CHARS"
+    )
+    monkeypatch.setenv("CLINJUDGE_MAX_TEXT_CHARS", "20000")
+    again = run("compare", data, "--judges", "lexical", "--out", tmp_path / "run2")
+    assert again.exit_code == 0 and "over the limit" not in again.stderr

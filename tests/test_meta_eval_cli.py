@@ -93,7 +93,7 @@ def test_bad_jsonl_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(PAIRS.read_text().splitlines()[0] + "\n{not json\n", encoding="utf-8")
     result = run("meta-eval", bad, "--judge", "lexical", "--out", tmp_path / "o")
-    assert_one_line_error(result, "line 2 is not JSON")
+    assert_one_line_error(result, "line 2: invalid JSON")
 
 
 def test_unknown_judge(tmp_path):

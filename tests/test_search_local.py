@@ -35,7 +35,7 @@ def test_read_corpus_errors_name_the_line(tmp_path):
     with pytest.raises(ConfigError, match="line 2: passage has no text"):
         read_corpus(bad)
     bad.write_text('{"id": "a", "text": "fine"}\nnot json\n')
-    with pytest.raises(ConfigError, match="line 2: not JSON"):
+    with pytest.raises(ConfigError, match="line 2: invalid JSON"):
         read_corpus(bad)
     with pytest.raises(ConfigError, match="not found"):
         read_corpus(tmp_path / "missing.jsonl")

@@ -23,6 +23,7 @@ from typing import Any
 
 from clinjudge.agreement.labels import SYSTEM_SEP, note_id
 from clinjudge.errors import ConfigError
+from clinjudge.files import rows_by_key
 from clinjudge.metrics.unit_agreement import JudgedClaim
 
 
@@ -39,21 +40,6 @@ class Run:
     def items(self) -> list[str]:
         """Every item id the run's judges have a row for, in first-seen order."""
         return list(dict.fromkeys(i for rows in self.judges.values() for i in rows))
-
-
-def _rows(path: Path) -> dict[str, dict[str, Any]]:
-    """Rows of a judge's JSONL by ``id`` (a torn last line is skipped; the file is not touched)."""
-    rows: dict[str, dict[str, Any]] = {}
-    if not path.is_file():
-        return rows
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line) if line.strip() else None
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict) and "id" in row:
-            rows[str(row["id"])] = row
-    return rows
 
 
 def judged_claims(row: dict[str, Any]) -> list[JudgedClaim]:
@@ -114,7 +100,7 @@ def read_run(path: Path) -> Run:
         raise ConfigError(f"{manifest_file}: not a clinjudge run manifest")
     run = Run(path, manifest, hashlib.sha256(blob).hexdigest())
     for name in soap_judges(path, manifest):
-        rows = _rows(path / "runs" / f"{name}.jsonl")
+        rows = rows_by_key(path / "runs" / f"{name}.jsonl")
         if rows:
             run.judges[name] = {item: judged_claims(row) for item, row in rows.items()}
     if not run.judges:

@@ -16,13 +16,13 @@ from clinjudge.cli.common import (
     PromptOpt,
     UsageError,
     check_choice,
-    interrupt_keeps,
     one_line_errors,
     print_run_failures,
-    progress_bars,
     stdout,
     warn_skipped,
 )
+from clinjudge.cli.progress import progress_bars
+from clinjudge.cli.stopping import interrupt_keeps
 
 
 def arena(

@@ -146,9 +146,9 @@ def print_result(row: dict) -> None:
         ("Unsupported summary statements (IDK or NO from the source)", result.unsupported()),
     ):
         if questions:
-            stdout.print(f"\n[bold]{title}[/bold]")
+            stdout.print(f"\n{title}", style="bold")
             for q in questions:
                 where = f" [{q.span[0]}:{q.span[1]}]" if q.span else ""
                 stdout.print(f"  {q.id}{where} {q.question}", highlight=False, markup=False)
     for failure in result.failures:
-        stdout.print(f"[yellow]{failure['stage']} {failure['side']}: {failure['reason']}")
+        stdout.print(f"{failure['stage']} {failure['side']}: {failure['reason']}", style="yellow")

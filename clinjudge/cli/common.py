@@ -6,27 +6,20 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from clinjudge.errors import ConfigError, DatasetError
 
 #: Piped output is not wrapped to 80 columns (one word per line in a narrow table column).
-stdout = Console() if sys.stdout.isatty() else Console(width=200)
-stderr = Console(stderr=True)
+#: No console markup: what is printed holds the user's data (system names, ids, reasons), and
+#: ``[link=…]`` in a system name must print as it is; colour is given with ``style=``.
+stdout = Console(markup=False) if sys.stdout.isatty() else Console(width=200, markup=False)
+stderr = Console(stderr=True, markup=False, soft_wrap=True)  # a message is one line
 
 ModeOpt = Annotated[
     str,
@@ -147,6 +140,10 @@ def read_text_file(path: Path, what: str) -> str:
         raise UsageError(f"{what} file is not UTF-8 text: {path}") from None
     if not text.strip():
         raise UsageError(f"{what} file is empty: {path}")
+    from clinjudge.datasets.items import text_too_long
+
+    if why := text_too_long(text, what):
+        raise UsageError(f"{path}: {why}")
     return text
 
 
@@ -213,73 +210,6 @@ def _number_or_text(value: str) -> object:
     return value
 
 
-@contextmanager
-def progress_bars():
-    """A rich progress bar per judge on stderr; yields ``progress(name, total) -> advance``."""
-    bars = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=stderr,
-        transient=False,
-    )
-
-    def start(name: str, total: int) -> Callable[[], None]:
-        task = bars.add_task(f"{name:>16}", total=total)
-        return lambda: bars.advance(task)
-
-    with bars:
-        yield start
-
-
-#: A note with more claims than this shows a progress bar of its own (``judge``).
-LONG_NOTE_CLAIMS = 200
-
-
-class ClaimBar:
-    """One note's progress on stderr (a ``ClaimProgress``): a bar with an estimate once the
-    note turns out to have more than :data:`LONG_NOTE_CLAIMS` claims, nothing for shorter
-    notes (they take seconds)."""
-
-    def __init__(self) -> None:
-        self._bars: Progress | None = None
-        self._task = None
-
-    def found(self, claims: int) -> None:
-        if claims <= LONG_NOTE_CLAIMS or self._bars is not None:
-            return
-        self._bars = Progress(
-            TextColumn("judging the note's claims"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=stderr,
-        )
-        self._bars.start()
-        self._task = self._bars.add_task("claims", total=claims)
-
-    def judged(self, claims: int) -> None:
-        if self._bars is not None and self._task is not None:
-            self._bars.advance(self._task, claims)
-
-    def close(self) -> None:
-        if self._bars is not None:
-            self._bars.stop()
-
-
-@contextmanager
-def claim_bar():
-    """A :class:`ClaimBar`, stopped on the way out."""
-    bar = ClaimBar()
-    try:
-        yield bar
-    finally:
-        bar.close()
-
-
 def every_call_failed(
     usage: dict[str, int] | None, provenance: dict, failures: list[dict]
 ) -> str | None:
@@ -290,9 +220,12 @@ def every_call_failed(
         return None
     if usage.get("calls", 0) > usage["errors"]:  # some call was answered
         return None
-    endpoint = provenance.get("base_url") or provenance.get("model") or "the model"
+    from clinjudge.redact import public_url, without_credentials
+
+    endpoint = public_url(provenance.get("base_url")) or provenance.get("model") or "the model"
     reasons = [f["reason"] for f in failures if f.get("kind") == "error"]
-    return f"every model call to {endpoint} failed: {reasons[0] if reasons else 'no reply'}"
+    why = without_credentials(reasons[0]) if reasons else "no reply"
+    return f"every model call to {endpoint} failed: {why}"
 
 
 def exit_if_dead(line: str | None) -> None:
@@ -329,41 +262,27 @@ def print_run_failures(report: dict) -> None:
     """On stderr: items whose judge raised, units that failed grouped by reason (excluded
     from the numbers), and the items the next run judges again."""
     for name, failed in report.get("failed_items", {}).items():
-        stderr.print(f"[yellow]{name}: {len(failed)} items failed and will be retried on re-run")
+        stderr.print(
+            f"{name}: {len(failed)} items failed and will be retried on re-run", style="yellow"
+        )
     failures = report.get("failures", {})
     for name, summary in failures.items():
         again = len(report.get("items_to_retry", {}).get(name, []))
         stderr.print(
-            f"[yellow]{name}: {summary['units']} units of {summary['items']} items failed, "
+            f"{name}: {summary['units']} units of {summary['items']} items failed, "
             f"excluded from its numbers"
-            + (f"; {again} items are judged again by the next run" if again else "")
+            + (f"; {again} items are judged again by the next run" if again else ""),
+            style="yellow",
         )
         for group in summary["by_reason"][:5]:
-            stderr.print(f"[yellow]  {group['count']} × {group['kind']}: {group['reason']}")
+            stderr.print(f"  {group['count']} × {group['kind']}: {group['reason']}", style="yellow")
     for name, ids in report.get("items_to_retry", {}).items():
         if name not in failures:
             stderr.print(
-                f"[yellow]{name}: {len(ids)} items lost calls or replies (excluded where "
-                "unjudged); the next run judges them again"
+                f"{name}: {len(ids)} items lost calls or replies (excluded where "
+                "unjudged); the next run judges them again",
+                style="yellow",
             )
-
-
-@contextmanager
-def interrupt_keeps(out: Path, total: int):
-    """Ctrl-C: one line saying what the run directory keeps and that the same command resumes,
-    then exit code 130 (no traceback)."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        from clinjudge.run_dir import RunDir
-
-        kept = RunDir(out).kept()
-        told = ", ".join(f"{judge} {n} of {total}" for judge, n in kept.items()) or "nothing"
-        print(
-            f"interrupted: {out} keeps {told} items judged; the same command resumes",
-            file=sys.stderr,
-        )
-        raise typer.Exit(130) from None
 
 
 def warn_skipped(data, most: int = 3) -> None:

@@ -22,11 +22,9 @@ from clinjudge.cli.common import (
     all_calls_failed,
     check_choice,
     exit_if_dead,
-    interrupt_keeps,
     judge_spec,
     one_line_errors,
     print_run_failures,
-    progress_bars,
     stdout,
     warn_if_not_english,
     warn_skipped,
@@ -38,6 +36,8 @@ from clinjudge.cli.executor import (
     check_executor,
     judging,
 )
+from clinjudge.cli.progress import progress_bars
+from clinjudge.cli.stopping import interrupt_keeps
 from clinjudge.evaluators.registry import judges_help
 
 
@@ -128,12 +128,13 @@ def compare(
 
         _, found = resolve_source(dataset)  # a wrong path is one line before the judges load
         from clinjudge.compare import run_compare_sync
+        from clinjudge.redact import without_credentials
 
         command = {
             "dataset": str(found.resolve()) if Path(dataset).exists() else dataset,
             "judges": judges,
             "claims": claims,
-            "option": option or [],
+            "option": [without_credentials(o) for o in option or []],
             "load": {
                 "limit": limit,
                 "transcript_column": source_column,

@@ -26,11 +26,13 @@ from clinjudge.cli.common import (
     every_call_failed,
     exit_if_dead,
     one_line_errors,
-    progress_bars,
     require_file,
     stderr,
     stdout,
 )
+from clinjudge.cli.progress import progress_bars
+from clinjudge.cli.stopping import stopped_keeps
+from clinjudge.files import atomic_write_text, read_objects
 
 RUN_FILE = "run.json"
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -110,12 +112,15 @@ def detect(
         responder = _responder(baseline, prompt, decoding, prompt_file, seed)
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out is a file, not a directory: {out}")
-        out.mkdir(parents=True, exist_ok=True)
         info = responder.info()
-        _check_same_run(out / RUN_FILE, info)
         from clinjudge.graphs.error_detection import arun_detection
+        from clinjudge.run_dir import run_lock
 
-        with progress_bars() as progress:
+        def kept() -> str:
+            return f"{out / PREDICTIONS_FILE} keeps the notes judged; the same command resumes"
+
+        with run_lock(out), stopped_keeps(kept), progress_bars() as progress:
+            _check_same_run(out / RUN_FILE, info)
             advance = progress(responder.name, len(data.notes))
             run = asyncio.run(
                 arun_detection(
@@ -126,8 +131,8 @@ def detect(
                     on_done=advance,
                 )
             )
-    usage = responder.usage.as_dict() if hasattr(responder, "usage") else {}
-    _write_run(out / RUN_FILE, info, data.provenance(), run, usage)
+            usage = responder.usage.as_dict() if hasattr(responder, "usage") else {}
+            _write_run(out / RUN_FILE, info, data.provenance(), run, usage)
     statuses = [r["status"] for r in run.rows]
     typer.echo(
         f"{len(run.rows)} of {len(data.notes)} notes judged ({run.resumed} resumed) in "
@@ -142,9 +147,8 @@ def detect(
         )
     missing = len(data.notes) - len(run.rows)
     if missing:
-        stderr.print(f"[yellow]{missing} notes failed (call errors); re-run to retry them")
-    with (out / PREDICTIONS_FILE).open(encoding="utf-8") as lines:
-        written = [json.loads(line) for line in lines if line.strip()]
+        stderr.print(f"{missing} notes failed (call errors); re-run to retry them", style="yellow")
+    written = [row for _, row in read_objects(out / PREDICTIONS_FILE)]
     errors = [
         {"kind": "error", "reason": r.get("reason")} for r in written if r.get("status") == "error"
     ]
@@ -204,7 +208,7 @@ def _write_run(path: Path, info: dict, dataset: dict, run, usage: dict) -> None:
         "package_version": __version__,
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
-    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
 def pairs(

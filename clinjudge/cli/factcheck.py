@@ -114,6 +114,7 @@ def factcheck(
 
 def print_result(data: dict) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     from clinjudge.report.formatting import truncate
 
@@ -122,12 +123,11 @@ def print_result(data: dict) -> None:
         table.add_column(column, overflow="fold")
     for c in data["claims"]:
         if c["failure"]:
-            verdict = f"[yellow]{c['failure']['kind']}"
+            verdict = Text(c["failure"]["kind"], style="yellow")
             evidence = truncate(c["failure"]["reason"], 60)
         else:
-            verdict = {"supported": "[green]supported", "not_supported": "[red]not supported"}.get(
-                c["verdict"] or "", "[dim]not checked"
-            )
+            shown = {"supported": ("supported", "green"), "not_supported": ("not supported", "red")}
+            verdict = Text(*shown.get(c["verdict"] or "", ("not checked", "dim")))
             evidence = "; ".join(
                 f"{p['url'] or p['id']}: {truncate(p['text'], 50)}" for p in c["evidence"][:2]
             )

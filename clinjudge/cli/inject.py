@@ -19,12 +19,13 @@ import typer
 from clinjudge.cli.common import (
     check_choice,
     one_line_errors,
-    progress_bars,
     prompt_overrides,
     stderr,
     stdout,
     warn_skipped,
 )
+from clinjudge.cli.progress import progress_bars
+from clinjudge.cli.stopping import stopped_keeps
 
 
 def inject(
@@ -96,7 +97,15 @@ def inject(
         warn_skipped(data)
         files = InjectFiles(out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        with progress_bars() as progress:
+        from clinjudge.files import WriterLock
+
+        def kept() -> str:
+            return f"{files.outcomes} keeps every attempt made; the same command resumes"
+
+        lock = WriterLock(out.with_name(f".{out.name}.lock"), f"pair file {out}")
+        with lock, stopped_keeps(kept), progress_bars() as progress:
+            if lock.took_over:
+                stderr.print(lock.took_over)
             advance = progress("inject", len(data) * len(chosen))
             if backend == "offline":
                 from clinjudge.knowledge.base import KnowledgeBase
@@ -170,5 +179,5 @@ def print_acceptance(stats: dict[str, Any], files: Any) -> None:
         "and call errors excluded)"
     )
     if not stats.get("complete", True):
-        stderr.print("[yellow]some attempts failed (call errors); re-run to retry them")
+        stderr.print("some attempts failed (call errors); re-run to retry them", style="yellow")
     stdout.print("wrote " + ", ".join(str(f) for f in files.all()))

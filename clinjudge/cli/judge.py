@@ -19,7 +19,6 @@ from clinjudge.cli.common import (
     ProtocolOpt,
     UsageError,
     check_choice,
-    claim_bar,
     every_call_failed,
     exit_if_dead,
     one_line_errors,
@@ -28,6 +27,7 @@ from clinjudge.cli.common import (
     stdout,
     warn_if_not_english,
 )
+from clinjudge.cli.progress import claim_bar
 
 
 def judge(

@@ -29,7 +29,6 @@ from clinjudge.cli.common import (
     judge_spec,
     one_line_errors,
     print_run_failures,
-    progress_bars,
     require_file,
     stdout,
 )
@@ -40,6 +39,8 @@ from clinjudge.cli.executor import (
     check_executor,
     judging,
 )
+from clinjudge.cli.progress import progress_bars
+from clinjudge.cli.stopping import interrupt_keeps
 from clinjudge.evaluators.registry import judges_help
 
 
@@ -100,6 +101,7 @@ def meta_eval(
                 address=ray_address,
                 workers=workers,
             ) as (evaluators, in_flight),
+            interrupt_keeps(out, len(records) * 2),
             progress_bars() as progress,
         ):
             result = run_meta_eval_sync(

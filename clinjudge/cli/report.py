@@ -80,13 +80,16 @@ def report(
         from clinjudge.cli.common import build_judges
         from clinjudge.cli.compare import load_run_items, print_compare_summary, print_headlines
         from clinjudge.compare import judged_on_disk, write_compare
+        from clinjudge.run_dir import run_lock
 
         # rows are rendered, not judged: offline judges of the same names read them
         evaluators = build_judges(
             names, backend="offline", prompt=None, claims="auto", option=command["option"]
         )
         data = load_run_items(command, evaluators)
-        result = write_compare(data, evaluators, judged_on_disk(data, evaluators, run_dir), run_dir)
+        with run_lock(run_dir):
+            judged = judged_on_disk(data, evaluators, run_dir)
+            result = write_compare(data, evaluators, judged, run_dir)
     if output_format == "table":
         print_compare_summary(result.report, result.files)
     else:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import UsageError, one_line_errors, stdout
+from clinjudge.files import atomic_write_text
 
 
 def safety_case(
@@ -100,8 +101,8 @@ def safety_case(
         "passed": all(s["passed"] for s in systems),
     }
     out.mkdir(parents=True, exist_ok=True)
-    (out / "safety-case.json").write_text(json.dumps(case, indent=2) + "\n", encoding="utf-8")
-    (out / "safety-case.md").write_text(safety_case_markdown(case), encoding="utf-8")
+    atomic_write_text((out / "safety-case.json"), json.dumps(case, indent=2) + "\n")
+    atomic_write_text((out / "safety-case.md"), safety_case_markdown(case))
     plot = plot_forest(case, out)
     page = write_safety_case_html(case, plot, out)
     _print(case)

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import one_line_errors, stderr
+from clinjudge.cli.stopping import stop_signals
 
 
 def serve(
@@ -42,9 +43,9 @@ def serve(
     print(f"export CLINJUDGE_MODEL={server.model_id} OPENAI_BASE_URL={server.base_url}")
     print("export CLINJUDGE_MAX_CONCURRENT_CALLS=1 CLINJUDGE_TIMEOUT=1800", flush=True)
     stderr.print(f"log: {server.log}; Ctrl-C stops it")
-    signal.signal(signal.SIGTERM, lambda *_: server.stop())
     try:
-        code = server.process.wait()
+        with stop_signals():  # also from a script's background job (SIGINT inherited ignored)
+            code = server.process.wait()
     except KeyboardInterrupt:
         server.stop()
         code = 0

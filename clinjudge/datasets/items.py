@@ -3,6 +3,7 @@ error type every bad input raises, :class:`DatasetError`."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,39 @@ from pydantic import BaseModel, Field
 
 from clinjudge.errors import DatasetError
 
-__all__ = ["Dataset", "DatasetError", "Item", "SkippedItem"]
+__all__ = ["Dataset", "DatasetError", "Item", "SkippedItem", "max_text_chars", "text_too_long"]
+
+#: The largest text (a note, a transcript) a command reads, in characters, unless
+#: ``CLINJUDGE_MAX_TEXT_CHARS`` says otherwise. Real visit notes and transcripts are tens of
+#: thousands of characters; a 20 MB "note" took 3 GB of memory and wrote 666 MB of rows.
+MAX_TEXT_CHARS = 2_000_000
+MAX_TEXT_SETTING = "CLINJUDGE_MAX_TEXT_CHARS"
+
+
+def max_text_chars() -> int:
+    """The size limit per text (:data:`MAX_TEXT_CHARS`, or ``CLINJUDGE_MAX_TEXT_CHARS``).
+
+    Raises:
+        DatasetError: the setting is not a positive whole number.
+    """
+    value = os.environ.get(MAX_TEXT_SETTING, "").strip()
+    if not value:
+        return MAX_TEXT_CHARS
+    if not value.isdigit() or int(value) < 1:
+        raise DatasetError(f"{MAX_TEXT_SETTING} must be a positive whole number, got {value!r}")
+    return int(value)
+
+
+def text_too_long(text: str, role: str) -> str | None:
+    """Why ``text`` (the ``role``: note, transcript) is over the size limit, naming the setting
+    that raises it; ``None`` when it is not."""
+    limit = max_text_chars()
+    if len(text) <= limit:
+        return None
+    return (
+        f"{role} of {len(text):,} characters is over the limit of {limit:,} a text "
+        f"(set {MAX_TEXT_SETTING} to raise it)"
+    )
 
 
 class Item(BaseModel):

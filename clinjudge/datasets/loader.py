@@ -8,8 +8,9 @@ column → the 0-based row index). Every other column goes to ``Item.meta`` (e.g
 dataset's ``question`` and ``evidence``). With ``require_source=False`` (judges that need no
 source text) a missing transcript column gives empty transcripts.
 
-A row that cannot be judged -- an empty or non-text note or transcript, an empty id, a line that
-is not JSON, a CSV row with the wrong number of fields -- is skipped and recorded in
+A row that cannot be judged -- an empty or non-text note or transcript, one over the size limit
+(:func:`clinjudge.datasets.items.max_text_chars`), an empty id, a line that is not JSON or is
+nested too deeply to read, a CSV row with the wrong number of fields -- is skipped and recorded in
 ``Dataset.skipped`` with its reason (``strict=True`` refuses the file instead). A file that cannot
 be read as a whole (no such column, invalid CSV quoting, a duplicate id, nothing left to judge)
 raises :class:`DatasetError`.
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import clinjudge
-from clinjudge.datasets.items import Dataset, DatasetError, Item, SkippedItem
+from clinjudge.datasets.items import Dataset, DatasetError, Item, SkippedItem, text_too_long
 from clinjudge.datasets.readers import Record, data_row, read_records
 
 TRANSCRIPT_COLUMNS: tuple[str, ...] = ("dialogue", "dialogues", "transcript", "source")
@@ -260,4 +261,6 @@ def _text(record: Record, column: str, role: str) -> str:
         raise RowProblem(f"{role} is {type(value).__name__}, not text", column)
     if value is None or not value.strip():
         raise RowProblem(f"empty {role}", column)
+    if why := text_too_long(value, role):
+        raise RowProblem(why, column)
     return value

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from clinjudge.datasets.items import DatasetError
+from clinjudge.files import parse_line
 from clinjudge.pairs import (
     DetectionNote,
     NotePair,
@@ -153,10 +153,9 @@ def read_pair_jsonl(path: Path, *, name: str | None = None) -> PairDataset:
         for line_no, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}, line {line_no}: invalid JSON ({exc.msg})") from None
+            row, problem = parse_line(line)
+            if problem is not None:
+                raise DatasetError(f"{path}, line {line_no}: {problem}")
             if not isinstance(row, dict):
                 raise DatasetError(f"{path}, line {line_no}: expected a JSON object")
             missing = [f for f in JSONL_FIELDS if not str(row.get(f) or "").strip()]

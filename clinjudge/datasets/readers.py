@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from clinjudge.datasets.items import DatasetError
+from clinjudge.files import parse_line
 
 #: Long dialogues can exceed the csv module's default field limit (131,072 characters); this is the
 #: largest value a C long accepts on every platform.
@@ -99,10 +100,9 @@ def _read_jsonl(path: Path) -> Iterator[Record]:
             if not line.strip():
                 continue
             where = data_row(index, line_number)
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Record(index, where, {}, f"invalid JSON ({exc.msg}, column {exc.colno})")
+            obj, problem = parse_line(line)
+            if problem is not None:
+                yield Record(index, where, {}, problem)
             else:
                 yield _as_record(obj, index, where)
             index += 1
@@ -116,6 +116,8 @@ def _read_json(path: Path) -> Iterator[Record]:
             raise DatasetError(
                 f"{path}: line {exc.lineno}: invalid JSON ({exc.msg}, column {exc.colno})"
             ) from exc
+        except RecursionError:
+            raise DatasetError(f"{path}: JSON nested too deeply to read") from None
     if not isinstance(data, list):
         raise DatasetError(
             f"{path}: expected a JSON list of objects, got {type(data).__name__} "

@@ -4,7 +4,14 @@
 (:mod:`~clinjudge.files.lock`). Standard library only; every layer may use it."""
 
 from clinjudge.files.atomic import atomic_write, atomic_write_text, remove_stray_temporaries
-from clinjudge.files.jsonl import JsonLine, dump_line, read_jsonl, read_objects
+from clinjudge.files.jsonl import (
+    JsonLine,
+    dump_line,
+    parse_line,
+    read_jsonl,
+    read_objects,
+    rows_by_key,
+)
 from clinjudge.files.lock import LockHeld, WriterLock
 
 __all__ = [
@@ -14,7 +21,9 @@ __all__ = [
     "atomic_write",
     "atomic_write_text",
     "dump_line",
+    "parse_line",
     "read_jsonl",
     "read_objects",
     "remove_stray_temporaries",
+    "rows_by_key",
 ]

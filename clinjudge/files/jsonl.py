@@ -42,15 +42,16 @@ class JsonLine:
         return self.problem is None
 
 
-def parse_line(raw: bytes) -> tuple[Any, str | None]:
+def parse_line(raw: bytes | str, *, strict: bool = True) -> tuple[Any, str | None]:
     """``(value, None)`` for a line that is JSON, else ``(None, reason)``: invalid JSON (with
-    its column), nested too deeply, or not UTF-8."""
+    its column), nested too deeply, or (bytes) not UTF-8. ``strict`` off admits raw control
+    characters inside strings (``json.loads(strict=False)``)."""
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 (byte {exc.start + 1})"
     try:
-        return json.loads(text), None
+        return json.loads(text, strict=strict), None
     except json.JSONDecodeError as exc:
         return None, f"invalid JSON ({exc.msg}, column {exc.colno})"
     except RecursionError:
@@ -78,6 +79,15 @@ def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for line in read_jsonl(path):
         if line.ok and isinstance(line.value, dict):
             yield line.number, line.value
+
+
+def rows_by_key(path: Path, key: str = "id") -> dict[str, dict[str, Any]]:
+    """The objects of a results file by ``str(row[key])`` (a later row for the same key wins, as
+    a resumed run's does); torn lines and rows without ``key`` are passed over, the file is not
+    touched; no file is no rows."""
+    if not Path(path).is_file():
+        return {}
+    return {str(row[key]): row for _, row in read_objects(path) if key in row}
 
 
 def dump_line(value: Any, **options: Any) -> str:

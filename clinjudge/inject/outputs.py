@@ -3,7 +3,7 @@
 ``--out pairs.jsonl`` names three files side by side:
 
 * ``pairs.jsonl`` — the accepted pairs (:class:`~clinjudge.inject.pairs.PairRecord`, written with
-  :func:`~clinjudge.inject.pairs.write_pair`), rewritten at the end of every run from the log, in
+  :func:`~clinjudge.inject.pairs.pair_line`), rewritten at the end of every run from the log, in
   dataset × type order, for the types of that run;
 * ``pairs.outcomes.jsonl`` — the log: one :class:`~clinjudge.inject.pipeline.InjectionOutcome`
   per (item, type) attempt, discards with their reasons included, appended and fsynced as each
@@ -26,7 +26,8 @@ from typing import Any
 from clinjudge import __version__
 from clinjudge.datasets.items import Dataset
 from clinjudge.errors import ConfigError
-from clinjudge.inject.pairs import write_pair
+from clinjudge.files import atomic_write, atomic_write_text, dump_line
+from clinjudge.inject.pairs import pair_line
 from clinjudge.inject.pipeline import (
     InjectionOutcome,
     acceptance_stats,
@@ -118,7 +119,7 @@ def append_outcome(path: Path, outcome: InjectionOutcome) -> None:
     """Append one outcome row to the log, flushed and fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(outcome.row(), ensure_ascii=False) + "\n")
+        handle.write(dump_line(outcome.row()))
         handle.flush()
         os.fsync(handle.fileno())
 
@@ -135,12 +136,7 @@ def finish_run(
 ) -> dict[str, Any]:
     """Write ``pairs.jsonl`` (accepted pairs of ``ordered``) and ``pairs.stats.json``; return
     the stats. Each file is written to a temporary name and renamed into place."""
-    tmp = files.pairs.with_name(files.pairs.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for outcome in ordered:
-            if outcome.pair is not None:
-                write_pair(handle, outcome.pair)
-    tmp.replace(files.pairs)
+    atomic_write(files.pairs, (pair_line(o.pair) for o in ordered if o.pair is not None))
     stats = {
         "provenance": provenance,
         "types": types,
@@ -149,9 +145,7 @@ def finish_run(
         "usage": usage,
         **acceptance_stats(ordered, types),
     }
-    tmp = files.stats.with_name(files.stats.name + ".tmp")
-    tmp.write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(files.stats)
+    atomic_write_text(files.stats, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     return stats
 
 

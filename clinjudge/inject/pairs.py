@@ -8,13 +8,13 @@ offsets: ``original_span`` in ``original`` (what was replaced), ``edited_span`` 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from clinjudge.datasets.items import DatasetError
+from clinjudge.files import dump_line, read_jsonl
 from clinjudge.inject.types import Perturbation
 
 
@@ -76,13 +76,12 @@ def read_pairs(path: Path) -> list[PairRecord]:
         raise DatasetError(f"{path}: no such pair file")
     pairs: list[PairRecord] = []
     seen: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for line in read_jsonl(path):
+        number = line.number
+        if not line.ok:
+            raise DatasetError(f"{path}: line {number}: {line.problem}")
         try:
-            pair = PairRecord.model_validate(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{path}: line {number} is not JSON ({exc.msg})") from None
+            pair = PairRecord.model_validate(line.value)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "line"
@@ -96,6 +95,11 @@ def read_pairs(path: Path) -> list[PairRecord]:
     return pairs
 
 
+def pair_line(pair: PairRecord) -> str:
+    """One pair as a line of a pair JSONL file (:func:`clinjudge.files.dump_line`)."""
+    return dump_line(pair.model_dump(mode="json"))
+
+
 def write_pair(handle: Any, pair: PairRecord) -> None:
     """Append one pair as a JSON line to an open text ``handle``."""
-    handle.write(pair.model_dump_json() + "\n")
+    handle.write(pair_line(pair))

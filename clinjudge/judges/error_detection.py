@@ -23,7 +23,6 @@ the same four lines, so every run goes through the same parser.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
 from clinjudge.datasets.items import DatasetError
+from clinjudge.files import atomic_write, read_jsonl
 from clinjudge.llm import LLMSettings, StructuredCaller, Usage, make_chat_model
 from clinjudge.llm_cache import ResponseCache
 from clinjudge.llm_replies import strip_reply
@@ -214,21 +214,16 @@ def read_predictions(path: Path, *, repair: bool = False) -> dict[str, dict[str,
     """
     if not path.exists():
         return {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = list(read_jsonl(path, skip_bom=False))
     rows: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            note_id = str(row["note_id"])
-        except (json.JSONDecodeError, KeyError, TypeError):
-            if number == len(lines):
+    for index, line in enumerate(lines):
+        if not (line.ok and isinstance(line.value, dict) and "note_id" in line.value):
+            if index == len(lines) - 1:
                 if repair:
-                    path.write_text("".join(f"{x}\n" for x in lines[:-1]), encoding="utf-8")
+                    atomic_write(path, (x.raw + b"\n" for x in lines[:-1]))
                 break
-            raise DatasetError(f"{path}, line {number}: not a prediction row") from None
-        rows[note_id] = row
+            raise DatasetError(f"{path}, line {line.number}: not a prediction row") from None
+        rows[str(line.value["note_id"])] = line.value
     return rows
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from clinjudge.files import atomic_write_text
 from clinjudge.report.agreement_markdown import (
     DEFINITIONS,
     first_set,
@@ -40,5 +41,5 @@ def write_agreement_html(report: dict[str, Any], out_dir: Path) -> Path:
         pct=percent,
     )
     path = Path(out_dir) / "agreement.html"
-    path.write_text(html, encoding="utf-8")
+    atomic_write_text(path, html)
     return path

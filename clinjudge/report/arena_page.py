@@ -19,6 +19,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from clinjudge.files import atomic_write_text
 from clinjudge.report.html_report import render_page
 
 PAIR_KEYS = (
@@ -96,5 +97,5 @@ def write_arena_html(
         "arena.html.j2", "arena.js", data=arena_page_data(report, rows, items), plot=image
     )
     path = Path(out_dir) / "report.html"
-    path.write_text(html, encoding="utf-8")
+    atomic_write_text(path, html)
     return path

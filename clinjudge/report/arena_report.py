@@ -14,6 +14,7 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from clinjudge.files import atomic_write, atomic_write_text, dump_line
 from clinjudge.report.arena_page import write_arena_html
 
 DPI = 150
@@ -26,11 +27,9 @@ def write_arena_report(
     paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / n for n in ("report.json", "pairs.jsonl", "leaderboard.md", "ratings.png")]
-    files[0].write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-    with files[1].open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    files[2].write_text(leaderboard_markdown(report), encoding="utf-8")
+    atomic_write_text(files[0], json.dumps(report, indent=2, ensure_ascii=False))
+    atomic_write(files[1], (dump_line(row) for row in rows))
+    atomic_write_text(files[2], leaderboard_markdown(report))
     plot_ratings(report, files[3])
     return [*files, write_arena_html(report, rows, items, out_dir, plot=files[3])]
 

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from clinjudge.files import atomic_write_text
 from clinjudge.report.compare_markdown import render_compare_markdown
 from clinjudge.report.compare_plots import write_compare_plots
 
@@ -55,17 +56,15 @@ def write_report_files(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "report.json"
-    json_path.write_text(
-        json.dumps(to_json_ready(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-        encoding="utf-8",
-    )
+    text = json.dumps(to_json_ready(report), indent=2, ensure_ascii=False, allow_nan=False)
+    atomic_write_text(json_path, text + "\n")
     try:
         plots = write_plots(report, out_dir)
     except Exception as exc:  # noqa: BLE001 - a plot must never cost the report its other files
         print(f"clinjudge: plots not drawn: {type(exc).__name__}: {exc}", file=sys.stderr)
         plots = []
     md_path = out_dir / "report.md"
-    md_path.write_text(render_markdown(report, images=[p.name for p in plots]), encoding="utf-8")
+    atomic_write_text(md_path, render_markdown(report, images=[p.name for p in plots]))
     return [json_path, md_path, *plots]
 
 

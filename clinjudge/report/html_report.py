@@ -27,6 +27,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from clinjudge.files import atomic_write_text
+
 TEMPLATES = Path(__file__).with_name("templates")
 #: Judges whose rows hold claims and verdicts (SOAP judges).
 CLAIM_KINDS = frozenset({"soap"})
@@ -160,7 +162,7 @@ def write_compare_html(
     out_dir: Path,
 ) -> Path:
     path = Path(out_dir) / "report.html"
-    path.write_text(render_html(page_data(report, items, kinds, rows)), encoding="utf-8")
+    atomic_write_text(path, render_html(page_data(report, items, kinds, rows)))
     return path
 
 

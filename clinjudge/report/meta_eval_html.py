@@ -17,6 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from clinjudge.files import atomic_write_text
 from clinjudge.report.html_report import render_page
 
 CONTEXT = 250
@@ -90,5 +91,5 @@ def write_meta_eval_html(
     data = meta_eval_page_data(report, pairs, scores)
     html = render_page("meta_eval.html.j2", "meta_eval.js", data=data)
     path = Path(out_dir) / "report.html"
-    path.write_text(html, encoding="utf-8")
+    atomic_write_text(path, html)
     return path

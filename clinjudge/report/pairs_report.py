@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from clinjudge.files import atomic_write_text
 from clinjudge.metrics.classification import Estimate, bias_category, wilson_estimate
 from clinjudge.metrics.classification import pointwise_metrics as pointwise
 from clinjudge.metrics.eca import EcaPair, eca_summary
@@ -287,8 +288,8 @@ def write_pairs_report(
     report = _finite_json(build_pairs_report(rows, run=run, seed=seed, n_resamples=n_resamples))
     plots = write_pairs_plots(report, out_dir, label=(run or {}).get("detector", "this run"))
     json_path, md_path = out_dir / "report.json", out_dir / "report.md"
-    json_path.write_text(
-        json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
+    atomic_write_text(
+        json_path, json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     )
-    md_path.write_text(render_pairs_markdown(report, plots), encoding="utf-8")
+    atomic_write_text(md_path, render_pairs_markdown(report, plots))
     return report, [json_path, md_path, *plots]

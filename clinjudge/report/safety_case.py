@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from clinjudge.files import atomic_write_text
 from clinjudge.report.compare_plots import new_figure, save_figure
 from clinjudge.report.formatting import markdown_table, percent, percent_interval
 
@@ -120,7 +121,7 @@ def write_safety_case_html(case: dict[str, Any], forest: Path | None, out_dir: P
     image = base64.b64encode(forest.read_bytes()).decode() if forest else ""
     html = render_page("safety_case.html.j2", case=case, forest=image)
     path = Path(out_dir) / "report.html"
-    path.write_text(html, encoding="utf-8")
+    atomic_write_text(path, html)
     return path
 
 

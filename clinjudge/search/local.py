@@ -29,6 +29,7 @@ import numpy as np
 
 from clinjudge import embeddings
 from clinjudge.errors import ConfigError
+from clinjudge.files import parse_line
 from clinjudge.grounding.evidence import SentenceIndex, Unit
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.search.base import Passage
@@ -48,10 +49,9 @@ def read_corpus(path: Path) -> list[Passage]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line, strict=False)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{path}: line {number}: not JSON ({exc.msg})") from None
+            record, problem = parse_line(line, strict=False)
+            if problem is not None:
+                raise ConfigError(f"{path}: line {number}: {problem}")
             passages.append(_passage(record, f"{path}: line {number}", default_id=str(number)))
     if not passages:
         raise ConfigError(f"{path}: no passages")
