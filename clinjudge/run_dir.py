@@ -132,6 +132,8 @@ class RunDir:
 
 #: The writer lock of a run directory (:func:`run_lock`).
 LOCK_FILE = ".writer.lock"
+#: The run directories this process holds (resolved path → lock).
+_HELD: dict[str, WriterLock] = {}
 
 
 @contextmanager
@@ -140,6 +142,8 @@ def run_lock(out_dir: Path) -> Iterator[WriterLock]:
     :class:`~clinjudge.files.LockHeld` (a one-line reason naming the holder) when another live
     process holds it; a dead holder's lock is taken over, saying so on stderr, and its stray
     temporaries removed. A directory this call created and the block left empty is removed.
+    Re-entrant within a process: a command takes the lock before its slow start (loading the
+    judges), and the run it then starts holds it on.
 
     Raises:
         ConfigError: ``out_dir`` is a file, or another process writes it.
@@ -147,15 +151,21 @@ def run_lock(out_dir: Path) -> Iterator[WriterLock]:
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"--out is a file, not a directory: {out_dir}")
+    key = str(out_dir.resolve())
+    if key in _HELD:
+        yield _HELD[key]
+        return
     created = not out_dir.exists()
     lock = WriterLock(out_dir / LOCK_FILE, f"run directory {out_dir}")
     try:
         with lock:
+            _HELD[key] = lock
             if lock.took_over:
                 print(f"clinjudge: {lock.took_over}", file=sys.stderr)
             remove_stray_temporaries(out_dir)
             yield lock
     finally:
+        _HELD.pop(key, None)
         if created and out_dir.is_dir() and not any(out_dir.iterdir()):
             out_dir.rmdir()
 

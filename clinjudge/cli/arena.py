@@ -4,6 +4,7 @@ Bradley–Terry (SPEC §6, issue 25)."""
 from __future__ import annotations
 
 import asyncio
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -94,7 +95,7 @@ def arena(
 
     Exit codes: 0 done; 2 bad input; 130 interrupted (the same command resumes).
     """
-    with one_line_errors():
+    with one_line_errors(), ExitStack() as held:
         check_choice(judge, ("pairwise",), "--judge")
         check_choice(backend, BACKENDS, "--backend")
         names = [s.strip() for s in systems.split(",") if s.strip()]
@@ -105,6 +106,9 @@ def arena(
         from clinjudge.datasets.loader import resolve_source
 
         _, found = resolve_source(dataset)
+        from clinjudge.run_dir import run_lock
+
+        held.enter_context(run_lock(out))  # a second writer is told at once, not after loading
         command = {
             "dataset": str(found.resolve()),
             "systems": names,

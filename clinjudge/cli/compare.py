@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -119,7 +120,7 @@ def compare(
     next run); 1 a judge's every model call failed; 2 bad input; 130 interrupted (Ctrl-C: one
     line says what the directory keeps; the same command resumes).
     """
-    with one_line_errors():
+    with one_line_errors(), ExitStack() as held:
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         check_choice(output_format, ("table", "tsv", "json"), "--format")
@@ -129,6 +130,9 @@ def compare(
         _, found = resolve_source(dataset)  # a wrong path is one line before the judges load
         from clinjudge.compare import run_compare_sync
         from clinjudge.redact import without_credentials
+        from clinjudge.run_dir import run_lock
+
+        held.enter_context(run_lock(out))  # a second writer is told at once, not after loading
 
         command = {
             "dataset": str(found.resolve()) if Path(dataset).exists() else dataset,

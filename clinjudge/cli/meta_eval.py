@@ -9,6 +9,7 @@ bars per judge, resumable (re-run the same command to continue).
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -79,13 +80,16 @@ def meta_eval(
     judge's every model call failed (one line names the endpoint and the first error), 2 bad
     input (one line).
     """
-    with one_line_errors():
+    with one_line_errors(), ExitStack() as held:
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         require_file(pairs, "pair")
         check_executor(executor, ray_address, workers, backend)
         from clinjudge.inject.pairs import read_pairs
         from clinjudge.meta_eval import run_meta_eval_sync
+        from clinjudge.run_dir import run_lock
+
+        held.enter_context(run_lock(out))  # a second writer is told at once, not after loading
 
         records = read_pairs(pairs)[:limit]
         spec, paths = judge_spec(
