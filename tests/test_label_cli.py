@@ -20,6 +20,7 @@ import pytest
 from cli_helpers import assert_one_line_error, run
 from label_helpers import serving, session
 
+from clinjudge.agreement.labelling import LabelNote, ensure_units
 from clinjudge.agreement.labelling_server import TOKEN_HEADER
 from clinjudge.agreement.labelling_store import BadLabel, UnknownUnit
 from clinjudge.agreement.labels import read_label_set, read_units
@@ -141,6 +142,63 @@ def test_a_new_session_resumes_at_the_first_unlabelled_unit(run_dir):
     assert data["progress"]["labelled"] == 3
     other = session(run_dir, "bob")  # another reviewer: a file of their own, nothing labelled
     assert other.start() == {"note": 0, "unit": 1} and other.progress()["labelled"] == 0
+
+
+D2N005_6 = {"encounter": "D2N005", "system": "reference", "unit": 6}
+LINE_LIKE = "pasted from a PDF:\u2028second line\u2029third\x85end"
+
+
+def test_a_comment_holding_line_separators_is_one_row_read_again_by_label_and_agreement(
+    run_dir, tmp_path
+):
+    s = session(run_dir)
+    s.save({"encounter": "D2N005", "system": "reference", "unit": 3, "label": "unsupported"})
+    s.save({**D2N005_6, "label": "unsupported"})
+    s.save({**D2N005_6, "label": "contradicted", "reason": LINE_LIKE})
+    path = run_dir / "labels" / "alice.jsonl"
+    assert len(path.read_text("utf-8").splitlines()) == 2  # whole even for splitlines() readers
+    again = session(run_dir)  # a new session reads what the page saved
+    assert again.labels.label_of((*D2N005, 6))["reason"] == LINE_LIKE
+    assert again.progress()["labelled"] == 2
+    out = tmp_path / "agreement"
+    result = run("agreement", run_dir, "--labels", path, "--out", out, "--resamples", 100)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "agreement.json").read_text())["judges"][0]["units"] == 2
+
+
+def test_a_label_file_another_tool_wrote_with_raw_separators_is_read(tmp_path):
+    row = {"encounter": "E1", "system": "reference", "unit": 1, "label": "supported"}
+    raw = json.dumps(row | {"reason": LINE_LIKE}, ensure_ascii=False)
+    path = tmp_path / "theirs.jsonl"
+    path.write_text(raw + "\n" + json.dumps(row | {"unit": 2}) + "\n", "utf-8")
+    assert len(path.read_text("utf-8").splitlines()) > 2  # what splitlines() would tear
+    rows = read_label_set(path).rows
+    assert rows[("E1", "reference", 1)]["reason"] == LINE_LIKE and len(rows) == 2
+    path.write_text(raw + "\n{oops\n", "utf-8")
+    with pytest.raises(ConfigError, match=r"theirs\.jsonl:2: not JSON \("):
+        read_label_set(path)
+    path.write_bytes(raw.encode() + b"\n" + b'{"unit": "\xff"}\n')
+    with pytest.raises(ConfigError, match=r"theirs\.jsonl:2: not JSON \(not UTF-8"):
+        read_label_set(path)
+
+
+def test_units_of_a_note_holding_line_separators_are_written_and_read_again(tmp_path):
+    text = "CC:\nPain in the left knee\u2028since Monday.\x85 No fever. Walks\u2029slowly."
+
+    def note() -> LabelNote:
+        return LabelNote("E1", "E1", "reference", text, "")
+
+    first = note()
+    path = ensure_units(tmp_path, [first])
+    assert len(path.read_text("utf-8").splitlines()) == len(first.units)
+    again = note()
+    ensure_units(tmp_path, [again])  # reads the file it wrote
+    assert again.units == first.units
+    assert [u["text"] for u in again.units][1:] == [
+        "Pain in the left knee\u2028since Monday.",
+        "No fever.",
+        "Walks\u2029slowly.",
+    ]
 
 
 def test_the_page_data_is_blind_unless_verdicts_are_shown(run_dir):
