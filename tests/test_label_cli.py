@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import assert_one_line_error, run
-from label_helpers import serving, session
+from label_helpers import label_command, label_process, serving, session
 
 from clinjudge.agreement.labelling import LabelNote, ensure_units
 from clinjudge.agreement.labelling_server import TOKEN_HEADER
@@ -342,3 +342,41 @@ def test_two_reviewers_label_into_two_files_that_agreement_compares(run_dir, tmp
     reviewers = json.loads((out / "agreement.json").read_text())["reviewers"]
     assert len(reviewers) == 1 and reviewers[0]["units"] == 2
     assert reviewers[0]["agreement"] == pytest.approx(0.5)  # they differ on unit 3
+
+
+def test_a_second_label_server_for_the_same_reviewer_exits_2_naming_the_first(run_dir):
+    with label_process(run_dir, "alice") as (first, _url):
+        with label_process(run_dir, "bob") as (other, url):  # another reviewer is fine
+            assert url.startswith("http://127.0.0.1:")
+        second = subprocess.run(
+            label_command(run_dir, "alice"), capture_output=True, text=True, timeout=60
+        )
+    assert second.returncode == 2, second.stderr
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"pid {first.pid}" in lines[0] and "Traceback" not in lines[0]
+    assert second.stdout == ""  # no URL: nothing served
+
+
+def test_a_lock_left_by_a_dead_process_is_taken_over(run_dir):
+    labels = run_dir / "labels"
+    labels.mkdir()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = gone.pid  # a process that has exited
+    holder = {"pid": dead, "host": socket.gethostname(), "command": "clinjudge label"}
+    (labels / ".alice.lock").write_text(json.dumps(holder))
+    with label_process(run_dir, "alice") as (proc, url):
+        assert (labels / ".alice.lock").exists()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert f"took over the lock left by pid {dead}" in err, err
+    assert not (labels / ".alice.lock").exists()  # released on the way out
+    assert sorted(p.name for p in labels.iterdir()) == []  # and no label file was needed
+
+
+def test_the_lock_is_not_a_label_file(run_dir):
+    with label_process(run_dir, "alice") as (proc, url):
+        lock = run_dir / "labels" / ".alice.lock"
+        assert json.loads(lock.read_text())["pid"] == proc.pid
+        assert list((run_dir / "labels").glob("*.jsonl")) == []

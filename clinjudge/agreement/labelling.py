@@ -18,8 +18,10 @@ only and rewritten atomically (:mod:`clinjudge.files`): a note holding U+2028 st
 per line.
 
 **Labels.** ``RUN_DIR/labels/REVIEWER.jsonl``, one file per reviewer
-(:mod:`clinjudge.agreement.labelling_store`). Only text units are labelled. Temporaries a
-killed writer left in the run and label directories are removed when a session opens.
+(:mod:`clinjudge.agreement.labelling_store`). Only text units are labelled. One label server
+at a time writes a reviewer's file: it holds ``RUN_DIR/labels/.REVIEWER.lock``
+(:func:`reviewer_lock`; a hidden name, so no ``*.jsonl`` reader sees it). Temporaries a killed
+writer left in the run and label directories are removed when a session opens.
 
 **Blind by default.** The page data holds no verdict unless the session shows them: then each
 SOAP judge's claims of the note, with tier, severity and rationale, as the viewer shows them.
@@ -38,7 +40,13 @@ from clinjudge.agreement.labels import SYSTEM_SEP, UnitKey, note_id, read_units
 from clinjudge.agreement.runs import Run, labelled_id
 from clinjudge.agreement.units import TEXT, unit_rows
 from clinjudge.errors import ConfigError
-from clinjudge.files import atomic_write, dump_line, read_jsonl, remove_stray_temporaries
+from clinjudge.files import (
+    WriterLock,
+    atomic_write,
+    dump_line,
+    read_jsonl,
+    remove_stray_temporaries,
+)
 
 #: The system of an item id that names none (``compare`` run of one note per encounter).
 DEFAULT_SYSTEM = "reference"
@@ -259,6 +267,13 @@ class LabelSession:
 
 def labels_path(run_dir: Path, reviewer: str) -> Path:
     return run_dir / LABELS_DIR / f"{check_reviewer(reviewer)}.jsonl"
+
+
+def reviewer_lock(run_dir: Path, reviewer: str) -> WriterLock:
+    """The lock a label server holds on the reviewer's label file while it runs (module
+    docstring); :meth:`WriterLock.acquire` raises ``LockHeld`` naming the holder."""
+    path = labels_path(run_dir, reviewer)
+    return WriterLock(path.with_name(f".{reviewer}.lock"), f"{reviewer}'s label file {path}")
 
 
 def open_session(
