@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from clinjudge.agreement.labelling import LabelSession, open_session
 from clinjudge.agreement.labelling_server import LabelServer
@@ -24,15 +25,19 @@ def session(run_dir: Path, reviewer: str = "alice", show: bool = False) -> Label
 
 
 @contextmanager
-def serving(run_dir: Path, show: bool = False) -> Iterator[LabelServer]:
-    server = LabelServer(session(run_dir, show=show))
+def serving(run_dir: Path, show: bool = False, **options: Any) -> Iterator[LabelServer]:
+    """A server over ``session(run_dir)`` answering in a thread (``options`` go to
+    :class:`LabelServer`); its ``url`` is the one the command prints (token included)."""
+    server = LabelServer(session(run_dir, show=show), **options)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    server.wait_started(timeout=30)
     try:
         yield server
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
 
 
 def label_command(run_dir: Path, reviewer: str) -> list[str]:

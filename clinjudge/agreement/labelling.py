@@ -29,7 +29,6 @@ SOAP judge's claims of the note, with tier, severity and rationale, as the viewe
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,7 +176,6 @@ class LabelSession:
     labels: LabelFile
     units_file: Path
     verdicts: Mapping[str, Mapping[str, Sequence[Any]]] | None = None
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(18))
 
     def progress(self) -> dict[str, Any]:
         """Labelled and text units per note id and over all notes."""
@@ -258,7 +256,6 @@ class LabelSession:
             "labels_file": str(self.labels.path),
             "blind": self.verdicts is None,
             "judges": list(self.verdicts or {}),
-            "token": self.token,
             "notes": notes,
             "start": self.start(),
             "progress": self.progress(),

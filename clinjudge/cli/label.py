@@ -4,6 +4,7 @@ served on 127.0.0.1 (issue 26; :mod:`clinjudge.agreement.labelling`)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -84,8 +85,9 @@ def label(
 
     **Blind.** The judges' verdicts are hidden unless --show-verdicts is given.
 
-    **One server per reviewer.** A second label server for the same reviewer exits with 2
-    naming the first.
+    **Only you.** The printed URL holds a token the page exchanges for a cookie; nothing is
+    served without it. One label server per reviewer: a second one for the same reviewer exits
+    with 2 naming the first.
 
     Exit codes: 0 stopped with Ctrl-C or SIGTERM; 2 bad input (not a run directory, no note to
     label, a dataset that cannot be read, a bad reviewer name, a port that is taken, another
@@ -133,18 +135,13 @@ def _serve(
         f"by {reviewer}; labels: {session.labels.path}; units: {session.units_file}; "
         f"verdicts {'shown' if show_verdicts else 'hidden (blind)'}; Ctrl-C stops"
     )
-    _stop_on_signals()  # before the URL: a script may signal as soon as it reads it
-    try:
-        print(server.url, flush=True)
-        if open_browser:
-            import webbrowser
+    _stop_on_signals(server.stop)  # before the URL: a script may signal as soon as it reads it
+    print(server.url, flush=True)
+    if open_browser:
+        import webbrowser
 
-            webbrowser.open(server.url)
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+        webbrowser.open(server.url)
+    server.serve_forever()
     progress = session.progress()
     stderr.print(
         f"stopped: {progress['labelled']}/{progress['units']} units labelled in "
@@ -152,14 +149,16 @@ def _serve(
     )
 
 
-def _stop_on_signals() -> None:
+def _stop_on_signals(stop: Callable[[], None]) -> None:
     """Ctrl-C and SIGTERM stop the server cleanly, also when the command was started from a
     script in the background (which starts it with SIGINT ignored, so Python would not turn
-    Ctrl-C into ``KeyboardInterrupt``): every label is already on disk."""
+    Ctrl-C into ``KeyboardInterrupt``): every label is already on disk. uvicorn installs its
+    own handlers while it serves and passes the signal on to these when it returns, where a
+    second stop does nothing (so the exit code stays 0)."""
     import signal
 
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+    def handler(signum: int, frame: object) -> None:
+        stop()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, stop)
+        signal.signal(sig, handler)
