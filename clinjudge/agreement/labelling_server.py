@@ -67,7 +67,8 @@ from clinjudge.report.label_page import inline_hashes, render_label_page
 
 HOST = "127.0.0.1"
 TOKEN_HEADER = "X-Clinjudge-Token"
-#: A label is at most a few tens of kilobytes (a 4,000-character comment, escaped).
+#: A label is a few tens of kilobytes at most (a 4,000-character comment, escaped); a body
+#: declared longer than this is refused unread.
 MAX_BODY = 1024 * 1024
 BODY_TIMEOUT = 10.0
 HEAD_TIMEOUT = 10.0
