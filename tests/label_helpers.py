@@ -1,12 +1,17 @@
-"""The labelling session of the bundled agreement fixture's run, and its server in a thread,
-for the ``clinjudge label`` tests (without and with a browser)."""
+"""The labelling session of the bundled agreement fixture's run, its server in a thread, and the
+``clinjudge label`` command in a process of its own, for the ``clinjudge label`` tests (without
+and with a browser)."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from clinjudge.agreement.labelling import LabelSession, open_session
 from clinjudge.agreement.labelling_server import LabelServer
@@ -20,12 +25,43 @@ def session(run_dir: Path, reviewer: str = "alice", show: bool = False) -> Label
 
 
 @contextmanager
-def serving(run_dir: Path, show: bool = False) -> Iterator[LabelServer]:
-    server = LabelServer(session(run_dir, show=show))
+def serving(run_dir: Path, show: bool = False, **options: Any) -> Iterator[LabelServer]:
+    """A server over ``session(run_dir)`` answering in a thread (``options`` go to
+    :class:`LabelServer`); its ``url`` is the one the command prints (token included)."""
+    server = LabelServer(session(run_dir, show=show), **options)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    server.wait_started(timeout=30)
     try:
         yield server
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+
+
+def label_command(run_dir: Path, reviewer: str) -> list[str]:
+    clinjudge = str(Path(sys.executable).with_name("clinjudge"))
+    return [clinjudge, "label", str(run_dir), "--reviewer", reviewer, "--no-browser"]
+
+
+@contextmanager
+def label_process(run_dir: Path, reviewer: str = "alice") -> Iterator[tuple[subprocess.Popen, str]]:
+    """``clinjudge label RUN_DIR --reviewer REVIEWER`` in a process started as a script in the
+    background starts it (SIGINT ignored), with the URL it printed; stopped with SIGTERM on the
+    way out unless the test stopped it."""
+    proc = subprocess.Popen(
+        label_command(run_dir, reviewer),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), proc.stderr.read()
+        yield proc, url
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=30)

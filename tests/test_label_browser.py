@@ -37,7 +37,7 @@ def run_dir(tmp_path: Path) -> Path:
 def press(tab, *keys: str) -> None:
     for key in keys:
         tab.keyboard.press(key)
-    tab.wait_for_function("document.body.dataset.pending === '0'")
+    tab.wait_for_selector("body[data-pending='0']")  # no eval: the page's CSP forbids it
     assert "NOT SAVED" not in tab.locator("#status").inner_text()
 
 
@@ -156,3 +156,30 @@ def test_shown_verdicts_are_the_judges_claims_over_the_unit(run_dir):
         assert (
             "claim affirms tenderness the patient denied" in tab.locator("#verdicts").inner_text()
         )
+
+
+def test_a_comment_holding_a_line_separator_is_saved_and_read_again(run_dir, tmp_path):
+    comment = "pasted from a PDF:\u2028the second line\u2029and a third"
+    with serving(run_dir) as server, open_page(Served(server.url)) as tab:
+        press(tab, "2", "c")  # u1 unsupported; c opens the comment
+        tab.locator("#comment").fill(comment)
+        press(tab, "Enter")
+    path = run_dir / "labels" / "alice.jsonl"
+    assert len(path.read_text("utf-8").splitlines()) == 1  # one row, even split by splitlines()
+    assert json.loads(path.read_text("utf-8"))["reason"] == comment
+    with serving(run_dir) as server, open_page(Served(server.url)) as tab:  # a new session
+        assert current(tab) == "3"  # resumed after u1
+        press(tab, "k")
+        assert tab.locator("#comment").input_value() == comment
+    assert agreement(run_dir, tmp_path / "scored")["units"] == 1
+
+
+def test_a_page_opened_without_the_token_gets_no_notes(run_dir):
+    with serving(run_dir) as server:
+        bare = server.url.split("?")[0]
+        for address in (bare, bare + "?token=guessed", bare + "labels"):
+            with open_page(Served(address), ready=False) as tab:
+                assert tab.locator("body[data-ready='1']").count() == 0
+                text = tab.content()
+                assert "Ms. Hill" not in text and "D2N005" not in text
+                assert "clinjudge label printed" in text  # the one-line reason

@@ -15,11 +15,13 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 from cli_helpers import assert_one_line_error, run
-from label_helpers import serving, session
+from label_helpers import label_command, label_process, serving, session
 
+from clinjudge.agreement.labelling import LabelNote, ensure_units
 from clinjudge.agreement.labelling_server import TOKEN_HEADER
 from clinjudge.agreement.labelling_store import BadLabel, UnknownUnit
 from clinjudge.agreement.labels import read_label_set, read_units
@@ -143,6 +145,63 @@ def test_a_new_session_resumes_at_the_first_unlabelled_unit(run_dir):
     assert other.start() == {"note": 0, "unit": 1} and other.progress()["labelled"] == 0
 
 
+D2N005_6 = {"encounter": "D2N005", "system": "reference", "unit": 6}
+LINE_LIKE = "pasted from a PDF:\u2028second line\u2029third\x85end"
+
+
+def test_a_comment_holding_line_separators_is_one_row_read_again_by_label_and_agreement(
+    run_dir, tmp_path
+):
+    s = session(run_dir)
+    s.save({"encounter": "D2N005", "system": "reference", "unit": 3, "label": "unsupported"})
+    s.save({**D2N005_6, "label": "unsupported"})
+    s.save({**D2N005_6, "label": "contradicted", "reason": LINE_LIKE})
+    path = run_dir / "labels" / "alice.jsonl"
+    assert len(path.read_text("utf-8").splitlines()) == 2  # whole even for splitlines() readers
+    again = session(run_dir)  # a new session reads what the page saved
+    assert again.labels.label_of((*D2N005, 6))["reason"] == LINE_LIKE
+    assert again.progress()["labelled"] == 2
+    out = tmp_path / "agreement"
+    result = run("agreement", run_dir, "--labels", path, "--out", out, "--resamples", 100)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "agreement.json").read_text())["judges"][0]["units"] == 2
+
+
+def test_a_label_file_another_tool_wrote_with_raw_separators_is_read(tmp_path):
+    row = {"encounter": "E1", "system": "reference", "unit": 1, "label": "supported"}
+    raw = json.dumps(row | {"reason": LINE_LIKE}, ensure_ascii=False)
+    path = tmp_path / "theirs.jsonl"
+    path.write_text(raw + "\n" + json.dumps(row | {"unit": 2}) + "\n", "utf-8")
+    assert len(path.read_text("utf-8").splitlines()) > 2  # what splitlines() would tear
+    rows = read_label_set(path).rows
+    assert rows[("E1", "reference", 1)]["reason"] == LINE_LIKE and len(rows) == 2
+    path.write_text(raw + "\n{oops\n", "utf-8")
+    with pytest.raises(ConfigError, match=r"theirs\.jsonl:2: not JSON \("):
+        read_label_set(path)
+    path.write_bytes(raw.encode() + b"\n" + b'{"unit": "\xff"}\n')
+    with pytest.raises(ConfigError, match=r"theirs\.jsonl:2: not JSON \(not UTF-8"):
+        read_label_set(path)
+
+
+def test_units_of_a_note_holding_line_separators_are_written_and_read_again(tmp_path):
+    text = "CC:\nPain in the left knee\u2028since Monday.\x85 No fever. Walks\u2029slowly."
+
+    def note() -> LabelNote:
+        return LabelNote("E1", "E1", "reference", text, "")
+
+    first = note()
+    path = ensure_units(tmp_path, [first])
+    assert len(path.read_text("utf-8").splitlines()) == len(first.units)
+    again = note()
+    ensure_units(tmp_path, [again])  # reads the file it wrote
+    assert again.units == first.units
+    assert [u["text"] for u in again.units][1:] == [
+        "Pain in the left knee\u2028since Monday.",
+        "No fever.",
+        "Walks\u2029slowly.",
+    ]
+
+
 def test_the_page_data_is_blind_unless_verdicts_are_shown(run_dir):
     blind = session(run_dir).page_data()
     assert blind["blind"] and blind["judges"] == []
@@ -156,9 +215,9 @@ def test_the_page_data_is_blind_unless_verdicts_are_shown(run_dir):
 def request(server, path, body=None, token=True, headers=None):
     data = None if body is None else json.dumps(body).encode()
     sent = {"Content-Type": "application/json"} | (headers or {})
-    if token:
-        sent[TOKEN_HEADER] = server.session.token
-    req = urllib.request.Request(server.url.rstrip("/") + path, data=data, headers=sent)
+    if token:  # as a script sends it: the token of the printed URL in a header
+        sent[TOKEN_HEADER] = parse_qs(urlsplit(server.url).query)["token"][0]
+    req = urllib.request.Request(urljoin(server.url, path), data=data, headers=sent)
     try:
         with urllib.request.urlopen(req, timeout=10) as answer:
             return answer.status, answer.read().decode()
@@ -169,12 +228,13 @@ def request(server, path, body=None, token=True, headers=None):
 def test_the_server_saves_labels_and_refuses_what_it_must(run_dir):
     label = {"encounter": "D2N005", "system": "reference", "unit": 6, "label": "unsupported"}
     with serving(run_dir) as server:
-        assert server.server_address[0] == "127.0.0.1"
+        assert server.url.startswith("http://127.0.0.1:")
         status, page = request(server, "/")
-        assert status == 200 and "clinjudge label" in page and server.session.token in page
+        assert status == 200 and "clinjudge label" in page
+        assert parse_qs(urlsplit(server.url).query)["token"][0] not in page  # in no page
         assert request(server, "/label", label, token=False)[0] == 403
         assert request(server, "/label", label, headers={"Host": "evil.example"})[0] == 403
-        assert request(server, "/label", label, headers={"Content-Type": "text/plain"})[0] == 403
+        assert request(server, "/label", label, headers={"Content-Type": "text/plain"})[0] == 415
         assert request(server, "/label", label | {"unit": 0})[0] == 404  # a header
         assert request(server, "/label", label | {"label": "maybe"})[0] == 400
         assert not (run_dir / "labels" / "alice.jsonl").exists()
@@ -239,13 +299,11 @@ def test_the_command_serves_until_ctrl_c_and_agreement_reads_its_files(run_dir, 
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:"), proc.stderr.read()
-        with urllib.request.urlopen(url, timeout=10) as page:
-            html = page.read().decode()
-        token = html.split('"token": "')[1].split('"')[0]
+        token = parse_qs(urlsplit(url).query)["token"][0]
         for unit, label in ((3, "supported"), (6, "unsupported"), (12, "unsupported")):
             body = {"encounter": "D2N005", "system": "reference", "unit": unit, "label": label}
             req = urllib.request.Request(
-                url + "label",
+                urljoin(url, "/label"),
                 data=json.dumps(body).encode(),
                 headers={"Content-Type": "application/json", TOKEN_HEADER: token},
             )
@@ -284,3 +342,41 @@ def test_two_reviewers_label_into_two_files_that_agreement_compares(run_dir, tmp
     reviewers = json.loads((out / "agreement.json").read_text())["reviewers"]
     assert len(reviewers) == 1 and reviewers[0]["units"] == 2
     assert reviewers[0]["agreement"] == pytest.approx(0.5)  # they differ on unit 3
+
+
+def test_a_second_label_server_for_the_same_reviewer_exits_2_naming_the_first(run_dir):
+    with label_process(run_dir, "alice") as (first, _url):
+        with label_process(run_dir, "bob") as (other, url):  # another reviewer is fine
+            assert url.startswith("http://127.0.0.1:")
+        second = subprocess.run(
+            label_command(run_dir, "alice"), capture_output=True, text=True, timeout=60
+        )
+    assert second.returncode == 2, second.stderr
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"pid {first.pid}" in lines[0] and "Traceback" not in lines[0]
+    assert second.stdout == ""  # no URL: nothing served
+
+
+def test_a_lock_left_by_a_dead_process_is_taken_over(run_dir):
+    labels = run_dir / "labels"
+    labels.mkdir()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = gone.pid  # a process that has exited
+    holder = {"pid": dead, "host": socket.gethostname(), "command": "clinjudge label"}
+    (labels / ".alice.lock").write_text(json.dumps(holder))
+    with label_process(run_dir, "alice") as (proc, url):
+        assert (labels / ".alice.lock").exists()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert f"took over the lock left by pid {dead}" in err, err
+    assert not (labels / ".alice.lock").exists()  # released on the way out
+    assert sorted(p.name for p in labels.iterdir()) == []  # and no label file was needed
+
+
+def test_the_lock_is_not_a_label_file(run_dir):
+    with label_process(run_dir, "alice") as (proc, url):
+        lock = run_dir / "labels" / ".alice.lock"
+        assert json.loads(lock.read_text())["pid"] == proc.pid
+        assert list((run_dir / "labels").glob("*.jsonl")) == []

@@ -13,10 +13,15 @@ RUN_DIR/labels/REVIEWER.jsonl`` matches the labels with no other option.
 ``system``, ``unit``, ``kind`` text | header, ``start``/``end``, ``text``). It is written when
 absent; when present its units are used as they are (labels name units by number), after
 checking that each one's text is the note's text at its span; notes it lacks (a run that grew)
-are cut and added. ``clinjudge agreement`` finds it beside ``labels/``.
+are cut and added. ``clinjudge agreement`` finds it beside ``labels/``. It is read by ``\n``
+only and rewritten atomically (:mod:`clinjudge.files`): a note holding U+2028 stays one unit
+per line.
 
 **Labels.** ``RUN_DIR/labels/REVIEWER.jsonl``, one file per reviewer
-(:mod:`clinjudge.agreement.labelling_store`). Only text units are labelled.
+(:mod:`clinjudge.agreement.labelling_store`). Only text units are labelled. One label server
+at a time writes a reviewer's file: it holds ``RUN_DIR/labels/.REVIEWER.lock``
+(:func:`reviewer_lock`; a hidden name, so no ``*.jsonl`` reader sees it). Temporaries a killed
+writer left in the run and label directories are removed when a session opens.
 
 **Blind by default.** The page data holds no verdict unless the session shows them: then each
 SOAP judge's claims of the note, with tier, severity and rationale, as the viewer shows them.
@@ -24,8 +29,6 @@ SOAP judge's claims of the note, with tier, severity and rationale, as the viewe
 
 from __future__ import annotations
 
-import json
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +39,13 @@ from clinjudge.agreement.labels import SYSTEM_SEP, UnitKey, note_id, read_units
 from clinjudge.agreement.runs import Run, labelled_id
 from clinjudge.agreement.units import TEXT, unit_rows
 from clinjudge.errors import ConfigError
+from clinjudge.files import (
+    WriterLock,
+    atomic_write,
+    dump_line,
+    read_jsonl,
+    remove_stray_temporaries,
+)
 
 #: The system of an item id that names none (``compare`` run of one note per encounter).
 DEFAULT_SYSTEM = "reference"
@@ -119,7 +129,7 @@ def ensure_units(run_dir: Path, notes: Sequence[LabelNote]) -> Path:
     rows: list[dict[str, Any]] = []
     if path.exists():
         read_units(path)  # checks every line
-        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+        rows = [line.value for line in read_jsonl(path)]
     by_note: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         by_note.setdefault((str(row["encounter"]), str(row["system"])), []).append(row)
@@ -133,9 +143,7 @@ def ensure_units(run_dir: Path, notes: Sequence[LabelNote]) -> Path:
         _check_units(path, note, found)
         note.units = sorted(found, key=lambda u: u["unit"])
     if added or not path.exists():
-        tmp = path.with_name(f".{UNITS_FILE}.tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-        tmp.replace(path)
+        atomic_write(path, [dump_line(r) for r in rows])
     return path
 
 
@@ -168,7 +176,6 @@ class LabelSession:
     labels: LabelFile
     units_file: Path
     verdicts: Mapping[str, Mapping[str, Sequence[Any]]] | None = None
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(18))
 
     def progress(self) -> dict[str, Any]:
         """Labelled and text units per note id and over all notes."""
@@ -249,11 +256,21 @@ class LabelSession:
             "labels_file": str(self.labels.path),
             "blind": self.verdicts is None,
             "judges": list(self.verdicts or {}),
-            "token": self.token,
             "notes": notes,
             "start": self.start(),
             "progress": self.progress(),
         }
+
+
+def labels_path(run_dir: Path, reviewer: str) -> Path:
+    return run_dir / LABELS_DIR / f"{check_reviewer(reviewer)}.jsonl"
+
+
+def reviewer_lock(run_dir: Path, reviewer: str) -> WriterLock:
+    """The lock a label server holds on the reviewer's label file while it runs (module
+    docstring); :meth:`WriterLock.acquire` raises ``LockHeld`` naming the holder."""
+    path = labels_path(run_dir, reviewer)
+    return WriterLock(path.with_name(f".{reviewer}.lock"), f"{reviewer}'s label file {path}")
 
 
 def open_session(
@@ -265,10 +282,11 @@ def open_session(
     Raises:
         ConfigError: no note to label, a units or label file that cannot be used, a bad name.
     """
-    check_reviewer(reviewer)
+    path = labels_path(run.path, reviewer)
     notes = run_notes(run, items)
+    for folder in (run.path, path.parent):
+        remove_stray_temporaries(folder, recursive=False)
     units_file = ensure_units(run.path, notes)
-    path = run.path / LABELS_DIR / f"{reviewer}.jsonl"
     labels = LabelFile(path, reviewer, text_unit_index(notes))
     verdicts = run.judges if show_verdicts else None
     return LabelSession(run.path, notes, labels, units_file, verdicts)

@@ -14,16 +14,17 @@ units file:
 
 It is the shared claim-labels format plus the last two fields, so
 :func:`clinjudge.agreement.labels.read_label_set` reads it and the development labels of the
-shared data load beside it. Every save rewrites the whole file to a temporary file in the same
-directory and moves it over the old one (``os.replace``): the file on disk is always complete,
-holds each unit once, and a closed tab or a killed process loses at most the label being saved.
-Rows naming units the units file does not have (a file edited by hand) are kept as they are.
+shared data load beside it. Every save rewrites the whole file atomically
+(:func:`clinjudge.files.atomic_write`: a temporary beside it, fsync, rename, directory fsync):
+the file on disk is always complete, holds each unit once, and a closed tab or a killed process
+loses at most the label being saved. Rows are written by :func:`clinjudge.files.dump_line`
+(U+2028, U+2029 and U+0085 in a comment escaped) and read by ``\n`` only, so a comment pasted
+from a PDF stays in its row. Rows naming units the units file does not have (a file edited by
+hand) are kept as they are.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import threading
 from collections.abc import Mapping
@@ -33,6 +34,7 @@ from typing import Any
 
 from clinjudge.agreement.labels import LABELS, SEVERITIES, UnitKey, read_label_set
 from clinjudge.errors import ConfigError
+from clinjudge.files import atomic_write, dump_line
 
 _REVIEWER_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_REASON = 4000
@@ -146,16 +148,5 @@ class LabelFile:
             return known + [r for k, r in self.rows.items() if k not in self.units]
 
     def _write(self) -> None:
-        """The whole file to ``.NAME.tmp`` beside it, then moved over it (under the lock)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.ordered_rows())
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        """The whole file, rewritten atomically (under the lock)."""
+        atomic_write(self.path, [dump_line(r) for r in self.ordered_rows()])

@@ -18,13 +18,13 @@ set labelling the same unit is a second reviewer of it (reviewer–reviewer agre
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from clinjudge.errors import ConfigError
+from clinjudge.files import read_jsonl
 from clinjudge.metrics.reviewer_agreement import ReviewerPair
 from clinjudge.metrics.unit_labels import LabelledUnit
 
@@ -53,25 +53,18 @@ class LabelSet:
 
 
 def _json_lines(path: Path):
-    """``(line number, object)`` of every non-blank line of a JSONL file.
+    """``(line number, object)`` of every non-blank line of a JSONL file, split at ``\n`` only
+    (:func:`clinjudge.files.read_jsonl`: a U+2028 inside a comment ends no line).
 
     Raises:
         ConfigError: ``FILE:LINE: reason`` for a line that is not a JSON object.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{path}:{number}: not JSON ({e.msg})") from None
-        if not isinstance(row, dict):
-            raise ConfigError(f"{path}:{number}: not a JSON object")
-        yield number, row
+    for line in read_jsonl(path):
+        if not line.ok:
+            raise ConfigError(f"{path}:{line.number}: not JSON ({line.problem})")
+        if not isinstance(line.value, dict):
+            raise ConfigError(f"{path}:{line.number}: not a JSON object")
+        yield line.number, line.value
 
 
 def _key(row: dict[str, Any]) -> UnitKey | str:

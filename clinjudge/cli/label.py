@@ -3,6 +3,8 @@ served on 127.0.0.1 (issue 26; :mod:`clinjudge.agreement.labelling`)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -83,8 +85,13 @@ def label(
 
     **Blind.** The judges' verdicts are hidden unless --show-verdicts is given.
 
+    **Only you.** The printed URL holds a token the page exchanges for a cookie; nothing is
+    served without it. One label server per reviewer: a second one for the same reviewer exits
+    with 2 naming the first.
+
     Exit codes: 0 stopped with Ctrl-C or SIGTERM; 2 bad input (not a run directory, no note to
-    label, a dataset that cannot be read, a bad reviewer name, a port that is taken).
+    label, a dataset that cannot be read, a bad reviewer name, a port that is taken, another
+    label server for the same reviewer).
     """
     with one_line_errors():
         from clinjudge.agreement.labelling_store import check_reviewer
@@ -95,11 +102,28 @@ def label(
             raise UsageError(str(e)) from None
         if run_dir.is_file():
             raise UsageError(f"{run_dir}: a file, not a run directory")
-        from clinjudge.agreement.labelling import open_session
-        from clinjudge.agreement.labelling_server import LabelServer
+        from clinjudge.agreement.labelling import reviewer_lock
         from clinjudge.agreement.runs import read_run
 
         run = read_run(run_dir)
+        lock = reviewer_lock(run.path, reviewer).acquire()
+    try:
+        if lock.took_over:
+            print(lock.took_over, file=sys.stderr)
+        _serve(run, reviewer, port, show_verdicts, not no_browser, dataset)
+    finally:
+        lock.release()
+
+
+def _serve(
+    run, reviewer: str, port: int, show_verdicts: bool, open_browser: bool, dataset: str | None
+) -> None:
+    """Serve the reviewer's session of ``run`` until Ctrl-C or SIGTERM (the caller holds the
+    reviewer's lock)."""
+    with one_line_errors():
+        from clinjudge.agreement.labelling import open_session
+        from clinjudge.agreement.labelling_server import LabelServer
+
         session = open_session(run, _items(run, dataset), reviewer, show_verdicts=show_verdicts)
         try:
             server = LabelServer(session, port)
@@ -111,18 +135,13 @@ def label(
         f"by {reviewer}; labels: {session.labels.path}; units: {session.units_file}; "
         f"verdicts {'shown' if show_verdicts else 'hidden (blind)'}; Ctrl-C stops"
     )
+    _stop_on_signals(server.stop)  # before the URL: a script may signal as soon as it reads it
     print(server.url, flush=True)
-    if not no_browser:
+    if open_browser:
         import webbrowser
 
         webbrowser.open(server.url)
-    _stop_on_signals()
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    server.serve_forever()
     progress = session.progress()
     stderr.print(
         f"stopped: {progress['labelled']}/{progress['units']} units labelled in "
@@ -130,14 +149,16 @@ def label(
     )
 
 
-def _stop_on_signals() -> None:
+def _stop_on_signals(stop: Callable[[], None]) -> None:
     """Ctrl-C and SIGTERM stop the server cleanly, also when the command was started from a
     script in the background (which starts it with SIGINT ignored, so Python would not turn
-    Ctrl-C into ``KeyboardInterrupt``): every label is already on disk."""
+    Ctrl-C into ``KeyboardInterrupt``): every label is already on disk. uvicorn installs its
+    own handlers while it serves and passes the signal on to these when it returns, where a
+    second stop does nothing (so the exit code stays 0)."""
     import signal
 
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+    def handler(signum: int, frame: object) -> None:
+        stop()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, stop)
+        signal.signal(sig, handler)
