@@ -520,9 +520,7 @@ def test_compare_rejects_a_missing_dataset_before_loading_any_judge():
 @pytest.mark.parametrize(
     ("sent", "code", "by"), [("SIGINT", 130, "Ctrl-C"), ("SIGTERM", 143, "SIGTERM")]
 )
-def test_a_stopped_run_says_what_it_keeps_also_when_started_from_a_script(
-    tmp_path, sent, code, by
-):
+def test_a_stopped_run_says_what_it_keeps_also_when_started_from_a_script(tmp_path, sent, code, by):
     import signal
     import subprocess
     import sys
