@@ -164,10 +164,10 @@ def show(name: str, s: dict) -> None:
 
 
 async def main_async(args) -> None:
-    from bench_agreement import load_labelled
+    from bench_agreement import load_labelled, part_encounters
 
     rows, units = await collect_labelled(args.data, args.labels)
-    notes, _ = load_labelled(args.data, args.labels, None)
+    notes, _ = load_labelled(args.data, args.labels, part_encounters("open", None))
     add_pair_scores(rows, args.pair_oof)
     combiner = cross_validate(rows, 0.5)
     for i, r in enumerate(rows):

@@ -34,7 +34,13 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
-from bench_agreement import SHARED, InputError, default_labels, load_labelled  # noqa: E402
+from bench_agreement import (  # noqa: E402
+    SHARED,
+    InputError,
+    default_labels,
+    load_labelled,
+    part_encounters,
+)
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from clinjudge.grounding.note_input import NoteInput  # noqa: E402
@@ -87,9 +93,10 @@ async def collect(notes: dict, units: dict, verifier: OfflineVerifier) -> list[d
 
 
 async def collect_labelled(data: Path, labels: list[Path]) -> tuple[list[dict], dict]:
-    """:func:`collect` over every labelled note, by the rules alone (no combiner, no pair
-    scorer), and the labelled units per note."""
-    notes, units = load_labelled(data, labels, None)
+    """:func:`collect` over every labelled note of the open encounters (the sealed ones of
+    ``claim_labels/sealed.json`` are never fitted on: their numbers are the ones that count),
+    by the rules alone (no combiner, no pair scorer), and the labelled units per note."""
+    notes, units = load_labelled(data, labels, part_encounters("open", None))
     if not notes:
         raise InputError(f"no labelled notes under {', '.join(map(str, labels))}")
     kb = KnowledgeBase.default()
