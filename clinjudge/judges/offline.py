@@ -39,6 +39,7 @@ from clinjudge.grounding.transcript_facts import (
 from clinjudge.judges import offline_rules as rules
 from clinjudge.judges import quantity_rules
 from clinjudge.judges import unvoiced_orders as orders
+from clinjudge.judges.attribution import misattributed
 from clinjudge.judges.claim_features import Assessment, Measures, claim_features
 from clinjudge.judges.claim_reading import (
     claim_tokens,
@@ -299,6 +300,7 @@ class OfflineVerifier:
             or rules.laterality_contradiction(analysis.claim.text, facts, window)
             or orders.imaging_site_contradiction(analysis.claim.text, facts)
             or denial_answered_yes(analysis.claim.text, analysis.claim.section, facts, self.kb)
+            or (None if lexical else misattributed(analysis.claim.text, facts.reading))
         )
         if reason:
             return 5, "contradiction", reason
