@@ -134,3 +134,27 @@ def test_run_on_transcripts_relayed_history_and_answered_questions_stay_the_pati
 def test_an_untagged_transcript_says_nothing_of_speakers():
     plain = "any swelling?\n\nyes.\n\ni do hear a soft systolic murmur."
     assert misattributed("He does hear a soft systolic murmur.", reading(plain)) is None
+
+
+def test_a_side_the_visit_corrects_is_contradicted_by_the_correction():
+    from clinjudge.grounding.transcript_facts import build_transcript_facts
+    from clinjudge.judges.offline_rules import laterality_contradiction
+    from clinjudge.knowledge.base import KnowledgeBase
+
+    visit = (
+        "[doctor] so the pain is in your right elbow ?\n"
+        "[patient] yes .\n"
+        "[doctor] okay .\n"
+        "[patient] oh , sorry , actually it's my left elbow , not the right .\n"
+    )
+    facts = build_transcript_facts(parse_transcript(visit), KnowledgeBase.default(), dense=False)
+    why = laterality_contradiction("Right elbow pain.", facts, [])
+    assert why is not None and why.startswith("the visit corrects 'right' to 'left'")
+    assert laterality_contradiction("Left elbow pain.", facts, []) is None
+    uncorrected = visit.replace(
+        "oh , sorry , actually it's my left elbow , not the right", "my left elbow hurts too"
+    )
+    facts = build_transcript_facts(
+        parse_transcript(uncorrected), KnowledgeBase.default(), dense=False
+    )
+    assert laterality_contradiction("Right elbow pain.", facts, []) is None

@@ -86,6 +86,19 @@ _QUESTION = re.compile(
     re.I,
 )
 _PUNCTUATED = re.compile(r"[.?!]")
+#: A speaker taking back what was just said: "actually it's the left", "sorry, i mean four".
+_CORRECTION = re.compile(
+    r"\b(?:actually|i mean|i meant|sorry|no wait|wait|correction|i misspoke|rather|"
+    r"not (?:the )?(?:left|right)|scratch that)\b",
+    re.I,
+)
+
+
+def corrects(text: str) -> bool:
+    """Whether a sentence carries a cue of a speaker correcting what was said before
+    ("actually it's my left elbow", "sorry, i mean four and a half months"): what it says
+    supersedes the earlier statement of the same fact."""
+    return bool(_CORRECTION.search(text))
 
 
 @dataclass(frozen=True)
