@@ -231,9 +231,15 @@ def _analyse(sentence: str) -> _Scopes:
 
 
 #: A short verbless list answered by a final "no" ("headaches or dizziness , no ."): the
-#: answer denies every item.
+#: answer denies every item. A word is taken whole (``[a-z'/-]++``, possessive) and so are the
+#: spaces after it: a word split into pieces, or a run of spaces shared between two ``\s*``,
+#: would be read no differently, and trying every such split was exponential in the length of
+#: a word ("left-sided-chest-wall-tenderness-reproducible": 30 s). The list starts at a letter
+#: (a first "item" of hyphens or slashes alone is no finding), so the leading ``\W*`` gives
+#: characters back in constant time each.
 _LIST_THEN_NO = re.compile(
-    r"^\W*((?:[a-z'/-]+\s*(?:,|or|and)?\s*){1,8}?)\s*,\s*(?:no|nope|none|neither|never)\s*[.!]?\s*$"
+    r"^\W*(?=[a-z])((?:[a-z'/-]++\s*+(?:,|or|and)?\s*+){1,8}?)\s*,\s*"
+    r"(?:no|nope|none|neither|never)\s*[.!]?\s*$"
 )
 _PERSON = re.compile(r"\b(?:i|you|he|she|we|they|it|i'm|i've|have|had|has|is|was|am|are)\b")
 
