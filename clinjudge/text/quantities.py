@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import Literal
 
@@ -292,16 +293,32 @@ def _mask(text: str) -> tuple[str, dict[int, float], list[tuple[int, int, float]
     return "".join(chars), {s: v for s, _, v in numbers}, numbers
 
 
+class _Spans:
+    """Spans taken so far, in text order and never overlapping: whether a new one is free is
+    read from its one neighbour (a scan of all of them made a long text quadratic)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def free(self, s: int, e: int) -> bool:
+        k = bisect_left(self.starts, e) - 1
+        return k < 0 or self.ends[k] <= s
+
+    def add(self, s: int, e: int) -> None:
+        k = bisect_left(self.starts, s)
+        self.starts.insert(k, s)
+        self.ends.insert(k, e)
+
+
 def extract_quantities(text: str) -> list[Quantity]:
     """Every quantity of ``text`` in text order (module docstring). Numbers with no recognised
     unit are returned as kind ``"other"`` with unit ``""``, except a lone spelled ``"one"``
     (``"no one"``, ``"the one on the left"``) and digits glued to a letter (``A1c``, ``T2``)."""
     masked, vals, numbers = _mask(text)
-    taken: list[tuple[int, int]] = []
+    taken = _Spans()
+    free = taken.free
     out: list[Quantity] = []
-
-    def free(s: int, e: int) -> bool:
-        return all(e <= ts or s >= te for ts, te in taken)
 
     for rx, build in _COMPILED:
         for m in rx.finditer(masked):
@@ -314,7 +331,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             if got is None or got[1] is None:
                 continue
             kind, value, value2, unit = got
-            taken.append((s, e))
+            taken.add(s, e)
             out.append(
                 Quantity(
                     kind=kind, value=value, value2=value2, unit=unit, start=s, end=e, text=text[s:e]
@@ -323,7 +340,7 @@ def extract_quantities(text: str) -> list[Quantity]:
     for m in _DOSE_PER_DAY.finditer(masked):
         s, e = m.span("f")
         if free(s, e):
-            taken.append((s, e))
+            taken.add(s, e)
             out.append(
                 Quantity(
                     kind="frequency", value=1.0, unit="per_day", start=s, end=e, text=text[s:e]
