@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel
 
 from clinjudge.text.numbers import iter_numbers, lower_same_length
+from clinjudge.text.spans import TakenSpans
 
 Kind = Literal["dose", "frequency", "duration", "vital", "count", "percent", "other"]
 
@@ -293,30 +293,12 @@ def _mask(text: str) -> tuple[str, dict[int, float], list[tuple[int, int, float]
     return "".join(chars), {s: v for s, _, v in numbers}, numbers
 
 
-class _Spans:
-    """Spans taken so far, in text order and never overlapping: whether a new one is free is
-    read from its one neighbour (a scan of all of them made a long text quadratic)."""
-
-    def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-
-    def free(self, s: int, e: int) -> bool:
-        k = bisect_left(self.starts, e) - 1
-        return k < 0 or self.ends[k] <= s
-
-    def add(self, s: int, e: int) -> None:
-        k = bisect_left(self.starts, s)
-        self.starts.insert(k, s)
-        self.ends.insert(k, e)
-
-
 def extract_quantities(text: str) -> list[Quantity]:
     """Every quantity of ``text`` in text order (module docstring). Numbers with no recognised
     unit are returned as kind ``"other"`` with unit ``""``, except a lone spelled ``"one"``
     (``"no one"``, ``"the one on the left"``) and digits glued to a letter (``A1c``, ``T2``)."""
     masked, vals, numbers = _mask(text)
-    taken = _Spans()
+    taken = TakenSpans()
     free = taken.free
     out: list[Quantity] = []
 
