@@ -48,7 +48,7 @@ def _child(code: str, *args: str, limit: float = LIMIT) -> tuple[str | None, flo
     started = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=limit
+            [sys.executable, "-P", "-c", code, *args], capture_output=True, text=True, timeout=limit
         )
     except subprocess.TimeoutExpired:
         return None, time.perf_counter() - started
