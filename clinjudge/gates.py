@@ -7,6 +7,10 @@
     flag_rate = 0.7                               # a bare number is a max
     bcr = { min = 0.25, min_n = 200 }             # higher is better: lower bound >= 0.25
     "eca.tp_localization" = { min = 0.5 }         # dotted path into report.json
+    "systems.by_system.inference-aware.*.major_rate" = { max = 0.05 }   # * : every system
+
+A ``*`` segment stands for every key at that level: the gate is checked once per match (one
+result per system of a multi-system run), each result naming its own path.
 
 A metric is any object of the report with ``ci95`` (and usually ``value``, ``n``); the rule
 lives in :func:`clinjudge.metrics.safety.passes_gate`: a ``max`` gate passes only when the UPPER
@@ -46,6 +50,8 @@ class GateResult:
     n: int | None
     passed: bool
     reason: str = ""
+    #: the metric's path in the report (the gate's own, or one match of its ``*``)
+    path: str = ""
 
 
 def _limit(metric: str, key: str, value: Any) -> float:
@@ -107,7 +113,8 @@ def load_gates(path: str | Path) -> list[Gate]:
 
 def gateable(report: dict[str, Any], prefix: str = "") -> list[str]:
     """The dotted path of every object of ``report`` with a ``ci95``: the metrics a gate can
-    name (``judges.inference-aware.headline.hallucination_rate``, ``bcr``, ...)."""
+    name (``judges.inference-aware.headline.hallucination_rate``, ``bcr``, ...). An object with
+    a ``ci95`` is listed and still searched (a judge's summary holds its headline)."""
     found: list[str] = []
     for key, value in report.items():
         if not isinstance(value, dict):
@@ -115,9 +122,30 @@ def gateable(report: dict[str, Any], prefix: str = "") -> list[str]:
         path = f"{prefix}{key}"
         if "ci95" in value:
             found.append(path)
-        else:
-            found += gateable(value, f"{path}.")
+        found += gateable(value, f"{path}.")
     return found
+
+
+def expand(report: dict[str, Any], metric: str) -> list[str]:
+    """The concrete paths a gate's metric names: itself, or with each ``*`` segment replaced
+    by every key at that level that leads to an object of the report.
+
+    Raises:
+        GateError: a ``*`` that matches nothing (the message names what the report has).
+    """
+    paths: list[tuple[str, Any]] = [("", report)]
+    for part in metric.split("."):
+        step = []
+        for path, node in paths:
+            if not isinstance(node, dict):
+                continue
+            keys = [k for k in node if isinstance(node[k], dict)] if part == "*" else [part]
+            step += [(f"{path}.{k}" if path else k, node.get(k)) for k in keys]
+        paths = step
+    if "*" in metric.split(".") and not paths:
+        known = gateable(report)
+        raise GateError(f"metric {metric!r} matches nothing in the report; it has {known[:6]}")
+    return [path for path, _ in paths] or [metric]
 
 
 def lookup(report: dict[str, Any], metric: str) -> dict[str, Any]:
@@ -142,17 +170,19 @@ def lookup(report: dict[str, Any], metric: str) -> dict[str, Any]:
 
 
 def evaluate_gates(report: dict[str, Any], gates: list[Gate]) -> list[GateResult]:
-    """Check every gate against the report (see the module docstring for the rule)."""
+    """Check every gate against the report (see the module docstring for the rule), once per
+    path its metric names (:func:`expand`)."""
     results = []
     for gate in gates:
-        entry = lookup(report, gate.metric)
-        ci = entry.get("ci95")
-        valid = isinstance(ci, list | tuple) and len(ci) == 2
-        bound = (ci[1] if gate.kind == "max" else ci[0]) if valid else None
-        n = entry.get("n")
-        passed = passes_gate(ci if valid else None, **{gate.kind: gate.limit})
-        reason = "" if passed else "bound beyond limit" if bound is not None else "no interval"
-        if gate.min_n is not None and (n is None or n < gate.min_n):
-            passed, reason = False, f"n = {n} < min_n = {gate.min_n}"
-        results.append(GateResult(gate, entry.get("value"), bound, n, passed, reason))
+        for path in expand(report, gate.metric):
+            entry = lookup(report, path)
+            ci = entry.get("ci95")
+            valid = isinstance(ci, list | tuple) and len(ci) == 2
+            bound = (ci[1] if gate.kind == "max" else ci[0]) if valid else None
+            n = entry.get("n")
+            passed = passes_gate(ci if valid else None, **{gate.kind: gate.limit})
+            reason = "" if passed else "bound beyond limit" if bound is not None else "no interval"
+            if gate.min_n is not None and (n is None or n < gate.min_n):
+                passed, reason = False, f"n = {n} < min_n = {gate.min_n}"
+            results.append(GateResult(gate, entry.get("value"), bound, n, passed, reason, path))
     return results

@@ -1,8 +1,10 @@
 """The safety case over ``compare`` runs (SPEC §8 and §9): endpoints with Wilson intervals, per
 system and per subgroup, and release gates on their bounds.
 
-One run directory = one system's notes judged by ``clinjudge compare`` (or a
-``clinjudge pairs`` report of ``detect`` predictions, for calibration). Endpoints, pooled over
+One system = the notes of one run directory judged by ``clinjudge compare``, or — for a run of
+several systems' notes (``--systems``, ``--system-column``; items ``<encounter>/<system>``) —
+each system's notes of that run (or a ``clinjudge pairs`` report of ``detect`` predictions,
+for calibration). Endpoints, pooled over
 the run's judged units (claims or facts; items whose calls failed are excluded and counted):
 
     major_hallucination_rate  = claims judged major (tier 4–5, severity major) / claims judged
@@ -15,8 +17,9 @@ would give. Calibration needs a confidence and a correctness label per case, whi
 runs do not carry: a ``pairs`` report gives ``overconfident_error_rate`` (stated confidence
 ≥ 0.8 and wrong, over parsed predictions; Wilson) and the Brier score (reported, not gated).
 
-Subgroups: a metadata column of the judged items (``--metadata`` dataset, e.g. ACI-Bench with
-its ``*_metadata.csv``): each value's endpoints, numbers binned into age bands (< 18, 18–39,
+Subgroups: a metadata column of the judged items (``--metadata`` table, e.g. ACI-Bench's
+``*_metadata.csv``), joined on the encounter (:mod:`clinjudge.metadata_join`): each value's
+endpoints, numbers binned into age bands (< 18, 18–39,
 40–64, ≥ 65); a subgroup with fewer than ``min_n`` items is named and given no rates.
 
 Gates (:mod:`clinjudge.gates`, ``[gates]`` keyed by endpoint name): a ``max`` gate passes when
@@ -35,6 +38,7 @@ from typing import Any
 from clinjudge.errors import ConfigError
 from clinjudge.files import rows_by_key
 from clinjudge.gates import Gate, evaluate_gates
+from clinjudge.metadata_join import NO_METADATA
 from clinjudge.metrics.intervals import clustered_wilson, wilson_interval
 from clinjudge.metrics.safety import clean_cases_to_pass
 
@@ -69,6 +73,50 @@ class SystemRun:
     #: endpoints read whole from a report (calibration of detect predictions), no items
     given: dict[str, dict[str, Any]] = field(default_factory=dict)
     brier: float | None = None
+    #: the system's name inside a run of several systems (its items end in ``/<system>``)
+    system: str | None = None
+    #: every system the run holds (to find an item's encounter)
+    run_systems: list[str] = field(default_factory=list)
+    #: the items whose calls failed (counted in ``excluded``)
+    excluded_ids: list[str] = field(default_factory=list)
+
+
+def load_runs(paths: list[Path], soap_judge: str) -> list[SystemRun]:
+    """One :class:`SystemRun` per system: a run directory of one system as it is, a run of
+    several systems split by system (named ``<system>``, or ``<run>/<system>`` when several
+    run directories are given).
+
+    Raises:
+        ConfigError: as :func:`load_run`; two systems under one name.
+    """
+    found: list[SystemRun] = []
+    for path in paths:
+        run = load_run(path, soap_judge)
+        systems = _systems_of(path) if run.per_item or run.excluded else []
+        if len(systems) < 2:
+            found.append(run)
+            continue
+        for system in systems:
+            mine = {i: c for i, c in run.per_item.items() if i.endswith(f"/{system}")}
+            name = system if len(paths) == 1 else f"{run.name}/{system}"
+            failed = sum(1 for i in run.excluded_ids if i.endswith(f"/{system}"))
+            found.append(
+                SystemRun(name, path, mine, failed, run.judges, system=system, run_systems=systems)
+            )
+    names = [r.name for r in found]
+    if len(set(names)) != len(names):
+        raise ConfigError("two run directories share a name; give each system its own")
+    return found
+
+
+def _systems_of(path: Path) -> list[str]:
+    """The systems a compare run's report names (``[]``: a run of one system)."""
+    try:
+        report = json.loads((path / "report.json").read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ConfigError(f"{path}/report.json is not JSON") from None
+    systems = (report.get("systems") or {}).get("systems") if isinstance(report, dict) else None
+    return [str(s) for s in systems] if isinstance(systems, list) else []
 
 
 def item_counts(soap: dict[str, Any] | None, omission: dict[str, Any] | None) -> Counts:
@@ -108,16 +156,16 @@ def load_run(path: Path, soap_judge: str) -> SystemRun:
     rows = {j: rows_by_key(rows_dir / f"{j}.jsonl") for j in wanted}
     ids = list(dict.fromkeys(i for r in rows.values() for i in r))
     per_item: dict[str, Counts] = {}
-    excluded = 0
+    excluded: list[str] = []
     for item_id in ids:
         soap = rows.get(soap_judge, {}).get(item_id)
         omission = rows.get("omission", {}).get(item_id)
         failed = [r for r in (soap, omission) if r is not None and _failed(r)]
         if failed:
-            excluded += 1
+            excluded.append(item_id)
             continue
         per_item[item_id] = item_counts(soap, omission)
-    return SystemRun(path.name, path, per_item, excluded, wanted)
+    return SystemRun(path.name, path, per_item, len(excluded), wanted, excluded_ids=excluded)
 
 
 def _calibration_run(path: Path) -> SystemRun:
@@ -174,6 +222,8 @@ def endpoints(counts: Counts, per_item: list[Counts] | None = None) -> dict[str,
 
 def subgroup_of(value: Any) -> str:
     """A metadata value as a subgroup label; numbers (ages) in bands."""
+    if value == NO_METADATA:
+        return NO_METADATA
     if value is None:
         return "(blank)"
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -184,7 +234,7 @@ def subgroup_of(value: Any) -> str:
 def system_case(
     run: SystemRun,
     gates: list[Gate],
-    groups: dict[str, str] | None,
+    groups: dict[str, Any] | None,
     min_n: int,
 ) -> dict[str, Any]:
     """One system's endpoints, gate results and subgroups."""
@@ -215,6 +265,7 @@ def system_case(
     case: dict[str, Any] = {
         "system": run.name,
         "run_dir": str(run.path),
+        "run_system": run.system,
         "judges": run.judges,
         "n_items": total.items,
         "excluded_items": run.excluded,
@@ -228,11 +279,11 @@ def system_case(
     return case
 
 
-def _subgroups(run: SystemRun, groups: dict[str, str], min_n: int) -> dict[str, Any]:
+def _subgroups(run: SystemRun, groups: dict[str, Any], min_n: int) -> dict[str, Any]:
     by: dict[str, Counts] = {}
     members: dict[str, list[Counts]] = {}
     for item_id, c in run.per_item.items():
-        label = groups.get(item_id, "(no metadata)")
+        label = subgroup_of(groups[item_id]) if item_id in groups else NO_METADATA
         by.setdefault(label, Counts()).add(c)
         members.setdefault(label, []).append(c)
     out = {}

@@ -147,10 +147,10 @@ def test_compare_writes_report_and_resumes(dataset, tmp_path):
     (out / "report.md").unlink()
     rendered = run("report", out, "--format", "json")
     assert rendered.exit_code == 0, rendered.output
-    headlines = json.loads(rendered.stdout)
+    headlines = {(r["judge"], r["metric"]): r for r in json.loads(rendered.stdout)}
     for name in ("lexical", "inference-aware"):
         rate = report["judges"][name]["hallucination_rate"]
-        assert headlines[name]["hallucination_rate"]["value"] == rate
+        assert headlines[(name, "hallucination_rate")]["value"] == rate
     assert (out / "report.md").exists()
     assert (out / "runs" / "lexical.jsonl").read_text() == before
     # a run that would mix two datasets is refused, naming what differs
@@ -429,14 +429,17 @@ def test_compare_prints_its_headlines_as_tsv_or_json(tmp_path):
     tsv = run("compare", data, "--judges", "lexical", "--out", tmp_path / "o", "--format", "tsv")
     assert tsv.exit_code == 0, tsv.output
     lines = tsv.stdout.strip().splitlines()
-    assert lines[0].split("\t") == ["judge", "metric", "value", "ci95_low", "ci95_high", "n"]
-    assert [line.split("\t")[:2] for line in lines[1:]] == [
-        ["lexical", "hallucination_rate"],
-        ["lexical", "major_rate"],
+    assert lines[0].split("\t") == [
+        "judge", "system", "metric", "value", "ci95_low", "ci95_high", "n", "n_notes"
+    ]  # fmt: skip
+    assert [line.split("\t")[:3] for line in lines[1:]] == [
+        ["lexical", "all", "hallucination_rate"],
+        ["lexical", "all", "major_rate"],
     ]
     again = run("compare", data, "--judges", "lexical", "--out", tmp_path / "o", "--format", "json")
-    headline = json.loads(again.stdout)["lexical"]["hallucination_rate"]
-    assert str(headline["value"]) == lines[1].split("\t")[2] and headline["n"] == 1
+    headline = json.loads(again.stdout)[0]
+    assert headline["metric"] == "hallucination_rate"
+    assert str(headline["value"]) == lines[1].split("\t")[3] and headline["n"] == 1
 
 
 def test_compare_says_what_the_omission_judge_counts(tmp_path):

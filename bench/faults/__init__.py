@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The ``clinjudge`` command of the interpreter running the bench.
+#: The ``clinjudge`` command of the interpreter running the bench. Children started as
+#: ``python -P -c …`` (-P: no working directory on ``sys.path``) import the clinjudge that
+#: PYTHONPATH names, so ``PYTHONPATH=<old checkout>`` attacks the old code from any directory.
 CLI = str(Path(sys.executable).with_name("clinjudge"))
 
 

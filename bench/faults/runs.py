@@ -94,7 +94,7 @@ def repair_killed_midway(work: Path) -> Outcome:
         folder.mkdir()
         path = folder / "judge.jsonl"
         path.write_bytes(good + b'{"id": "torn')
-        proc = subprocess.Popen([sys.executable, "-c", _REPAIR, str(path)])
+        proc = subprocess.Popen([sys.executable, "-P", "-c", _REPAIR, str(path)])
         if k < 6:
             _kill_when_writing(path, proc, path.stat().st_size)
         else:
@@ -207,23 +207,23 @@ def huge_note(work: Path) -> Outcome:
         "import resource, subprocess, sys; "
         "p = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=300); "
         "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024); "
-        "print(p.stderr.strip().splitlines()[0] if p.stderr.strip() else '')"
+        "print(p.stderr.strip().split(chr(10))[0] if p.stderr.strip() else '')"
     )
     args = [CLI, "compare", str(data), "--judges", "lexical", "--out", str(work / "r")]
     try:
         done = subprocess.run(
-            [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=320
+            [sys.executable, "-P", "-c", script, *args], capture_output=True, text=True, timeout=320
         )
     except subprocess.TimeoutExpired:
         return Outcome(False, "not finished in 5 minutes")
-    lines = done.stdout.strip().splitlines()
+    lines = done.stdout.strip().split("\n")  # the id holds U+2028: split at \n only
     if len(lines) < 2:
         return Outcome(False, f"no result ({last_line(done.stderr)})")
     code, peak = (int(x) for x in lines[0].split())
     refused = "over the limit" in lines[1]
     return Outcome(
         code == 0 and refused and peak < 1500,
-        f"exit {code}, peak RSS {peak} MB; {lines[1][:80]}",
+        f"exit {code}, peak RSS {peak} MB; {lines[1][:60]}…{lines[1][-40:]}",
     )
 
 

@@ -80,7 +80,7 @@ _YES_NO_OPENER = re.compile(
     re.I,
 )
 _TAG_QUESTION = re.compile(
-    r"(?<!\bthe)(?<!\bmy)(?<!\byour)(?<!\bhis)(?<!\bher)(?:,\s*|\s+)"
+    r"(?<!\bthe)(?<!\bmy)(?<!\byour)(?<!\bhis)(?<!\bher)(?:,\s*|(?<!\s)\s+)"
     r"(?:right|correct|is that right|okay|ok)$",
     re.I,
 )
@@ -90,7 +90,14 @@ _LIST_GAP = re.compile(rf"^{_JOINT}*$", re.I)
 #: A list going on after its last concept: a comma or "and"/"or" then more words.
 _LIST_JOIN = re.compile(rf"^\s*(?:,|\band\b|\bor\b){_JOINT}*", re.I)
 _END = re.compile(r"^\s+")
-_DANGLING = re.compile(rf"{_JOINT}+((?:[.!?;]\s*)?)$", re.I)
+#: A run of joints (and a closing mark) ending the text. The lookbehinds skip starts right after
+#: a joint, which are never the leftmost start of the run: tried from each of them, a long run
+#: was read again and again (quadratic).
+_NOT_AFTER_JOINT = (
+    r"(?<![\s,;/])(?<!\band)(?<!\bor)(?<!\bnor)(?<!\bplus)(?<!\balso)(?<!\bas well as)"
+    r"(?<!\bum)(?<!\buh)(?<!\bumm)(?<!\buhh)"
+)
+_DANGLING = re.compile(rf"{_NOT_AFTER_JOINT}{_JOINT}+((?:[.!?;]\s*)?)$", re.I)
 _PRONOUNS = [
     (re.compile(r"\byour\b", re.I), "the patient's"),
     (re.compile(r"\byourself\b", re.I), "the patient"),

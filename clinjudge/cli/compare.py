@@ -103,8 +103,9 @@ def compare(
         str,
         typer.Option(
             "--format",
-            help="Summary printed at the end: table (a terminal), tsv (judge, metric, value, "
-            "95% CI, n: a line each) or json (each judge's headline numbers).",
+            help="Summary printed at the end: table (a terminal), or for scripts tsv / json: one "
+            "row per judge × system × metric with the columns judge, system ('all' pools "
+            "every note), metric, value, ci95_low, ci95_high, n, n_notes.",
         ),
     ] = "table",
 ) -> None:
@@ -207,17 +208,15 @@ def load_run_items(command: dict, evaluators: dict):
 
 
 def print_headlines(report: dict, output_format: str) -> None:
-    """Each judge's headline numbers on stdout, as TSV or JSON (for scripts and pipes)."""
-    headlines = {name: j.get("headline") or {} for name, j in report["judges"].items()}
+    """The run's headline numbers on stdout for scripts and pipes: one row per judge × system
+    × metric (:mod:`clinjudge.report.headline_rows`), as TSV or a JSON list of rows."""
+    from clinjudge.report.headline_rows import as_tsv, headline_rows
+
+    rows = headline_rows(report)
     if output_format == "json":
-        sys.stdout.write(json.dumps(headlines, indent=2) + "\n")
-        return
-    sys.stdout.write("judge\tmetric\tvalue\tci95_low\tci95_high\tn\n")
-    for name, headline in headlines.items():
-        for metric, h in headline.items():
-            lo, hi = h.get("ci95") or (None, None)
-            cells = [name, metric, h.get("value"), lo, hi, h.get("n")]
-            sys.stdout.write("\t".join("" if c is None else str(c) for c in cells) + "\n")
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+    else:
+        sys.stdout.write(as_tsv(rows))
 
 
 def print_compare_summary(report: dict, files: list[Path]) -> None:

@@ -271,6 +271,9 @@ def gate(
         "judges.inference-aware.headline.hallucination_rate" = { max = 0.10, min_n = 200 }
         bcr = { min = 0.25 }
 
+    On a run of several systems, `*` gates each one: `"systems.by_system.inference-aware.*.
+    major_rate" = { max = 0.05 }` gives a row (and a verdict) per system.
+
     Exit codes: 0 every gate passes, 1 a gate fails, 2 bad input (one line).
     """
     from rich.table import Table
@@ -298,7 +301,7 @@ def gate(
     for r in results:
         side = "upper" if r.gate.kind == "max" else "lower"
         table.add_row(
-            r.gate.metric,
+            r.path or r.gate.metric,
             _number(r.value),
             f"{side} {_number(r.bound)}",
             f"{'≤' if r.gate.kind == 'max' else '≥'} {r.gate.limit:g}",

@@ -20,8 +20,9 @@ def report(
         str,
         typer.Option(
             "--format",
-            help="Summary printed: table (a terminal), tsv (judge, metric, value, 95% CI, n) "
-            "or json (each judge's headline numbers).",
+            help="Summary printed: table (a terminal), or for scripts tsv / json: one "
+            "row per judge × system × metric with the columns judge, system ('all' pools "
+            "every note), metric, value, ci95_low, ci95_high, n, n_notes.",
         ),
     ] = "table",
     judges: Annotated[

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from clinjudge.cli.common import UsageError, one_line_errors, stdout
 from clinjudge.files import atomic_write_text
 
+if TYPE_CHECKING:
+    from clinjudge.metadata_join import MetadataJoin
+
 
 def safety_case(
     runs: Annotated[
         list[Path],
         typer.Argument(
-            help="compare run directories, one per system (each judged its notes); a `pairs` "
-            "report directory of detect predictions adds the calibration endpoints."
+            help="compare run directories: one per system, or one run of several systems "
+            "(--systems / --system-column; each system gets its own row); a `pairs` report "
+            "directory of detect predictions adds the calibration endpoints."
         ),
     ],
     gates: Annotated[Path, typer.Option("--gates", help="Gates TOML, [gates] by endpoint name.")],
@@ -30,8 +34,9 @@ def safety_case(
     metadata: Annotated[
         str | None,
         typer.Option(
-            help="Dataset holding the items' metadata (ACI-Bench CSV with its *_metadata.csv, "
-            "or the compare input) for --subgroup-column."
+            help="A table (CSV, JSONL, JSON) holding --subgroup-column per encounter, such as "
+            "ACI-Bench's *_metadata.csv (or its main CSV, which finds the metadata file beside "
+            "it); joined on the column that holds the run's encounter ids."
         ),
     ] = None,
     subgroup_column: Annotated[
@@ -51,10 +56,11 @@ def safety_case(
         clinjudge compare notes-a.csv --judges inference-aware,omission --out runs/a
 
         clinjudge safety-case runs/a runs/b --gates gates.toml --out runs/case
-        --metadata clef_taskC_test3.csv --subgroup-column patient_gender
+        --metadata clef_taskC_test3_metadata.csv --subgroup-column patient_gender
 
-    (ACI-Bench's clef_taskC_test3.csv, whose clef_taskC_test3_metadata.csv beside it holds
-    patient_gender and patient_age.) A gates file:
+    (ACI-Bench's metadata table, keyed by encounter_id; a run of several systems —
+    `compare --systems gpt4,bart` — gives each system its row, its notes matched to the
+    metadata by encounter.) A gates file:
 
         [gates.major_hallucination_rate]
         max = 0.05
@@ -71,7 +77,7 @@ def safety_case(
         CALIBRATION,
         ENDPOINTS,
         calibration_note,
-        load_run,
+        load_runs,
         system_case,
     )
 
@@ -85,16 +91,17 @@ def safety_case(
             raise UsageError(f"unknown endpoint {unknown[0]!r} in {gates}: use {', '.join(known)}")
         if (subgroup_column is None) != (metadata is None):
             raise UsageError("--subgroup-column and --metadata go together")
-        loaded = [load_run(r, judge) for r in runs]
-        names = [r.name for r in loaded]
-        if len(set(names)) != len(names):
-            raise UsageError("two run directories share a name; give each system its own")
-        groups = _groups(metadata, subgroup_column) if metadata and subgroup_column else None
+        loaded = load_runs(runs, judge)
+        joined = _join(metadata, subgroup_column, loaded) if metadata and subgroup_column else None
+    groups = joined.by_item if joined else None
     systems = [system_case(r, gate_list, groups, min_n) for r in loaded]
+    if joined:
+        stdout.print(joined.describe(), style="dim")
     case = {
         "gates_file": str(gates),
         "soap_judge": judge,
         "subgroup": subgroup_column,
+        "metadata": joined.as_dict() if joined else None,
         "min_n": min_n,
         "calibration": calibration_note(),
         "systems": systems,
@@ -113,21 +120,23 @@ def safety_case(
         raise typer.Exit(1)
 
 
-def _groups(metadata: str, column: str) -> dict[str, str]:
-    from clinjudge.datasets import load_aci_bench, load_items
-    from clinjudge.safety_case import subgroup_of
+def _join(metadata: str, column: str, runs: list) -> MetadataJoin:
+    """``column`` of the metadata table for every item of ``runs`` (joined on the encounter)."""
+    from clinjudge.datasets.loader import resolve_source
+    from clinjudge.datasets.readers import read_records
+    from clinjudge.metadata_join import join_metadata
 
-    path = Path(metadata)
+    path = resolve_source(metadata)[1]
+    if path.is_dir():
+        raise UsageError(f"--metadata is a directory, not a table: {metadata}")
+    rows = [r.fields for r in read_records(path) if r.problem is None]
     sibling = path.with_name(f"{path.stem}_metadata.csv")
-    # an ACI-Bench CSV: its age, gender and complaint stand in the *_metadata.csv beside it
-    joined = path.suffix == ".csv" and sibling.is_file()
-    items = (load_aci_bench(path) if joined else load_items(metadata)).items
-    present = sorted({k for i in items for k in i.meta})
-    if not any(column in i.meta for i in items):
-        raise UsageError(
-            f"no column {column!r} in {metadata}: it has {', '.join(present) or 'none'}"
-        )
-    return {i.id: subgroup_of(i.meta.get(column, "")) for i in items}
+    if not any(column in row for row in rows) and sibling.is_file():
+        # an ACI-Bench CSV: its age, gender and complaint stand in the *_metadata.csv beside it
+        rows = [r.fields for r in read_records(sibling) if r.problem is None]
+    items = [i for r in runs for i in (*r.per_item, *r.excluded_ids)]
+    systems = sorted({s for r in runs for s in r.run_systems}, key=len, reverse=True)
+    return join_metadata(rows, column, items, systems)
 
 
 def _print(case: dict) -> None:

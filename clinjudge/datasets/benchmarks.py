@@ -21,7 +21,7 @@ from clinjudge.datasets.readers import read_records
 
 _PRIMOCK_MARKUP = re.compile(r"</?UNSURE>|<UNIN/>|<INAUDIBLE_SPEECH/>")
 _RUNS_OF_SPACES = re.compile(r" {2,}")
-_TRAILING_SPACES = re.compile(r" +$", re.MULTILINE)
+_TRAILING_SPACES = re.compile(r"(?<! ) +$", re.MULTILINE)
 
 
 def load_aci_bench(

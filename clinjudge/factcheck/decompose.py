@@ -76,7 +76,7 @@ CLINICAL_CUES = frozenset(
     )
 )
 _MEDICAL_ENDING = re.compile(
-    r"\w{3,}(?:itis|osis|emia|aemia|ectomy|otomy|ostomy|plasty|pathy|algia|oma|omas|plasia"
+    r"(?<!\w)\w{3,}(?:itis|osis|emia|aemia|ectomy|otomy|ostomy|plasty|pathy|algia|oma|omas|plasia"
     r"|trophy|scopy|graphy|genic|cytes?|virus|viral|bacteri\w*|coccus|mycin|cillin|statin|pril"
     r"|sartan|olol|azole|prazole|mab|nib)\b",
     re.I,

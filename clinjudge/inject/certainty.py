@@ -115,9 +115,11 @@ _FUNCTION_WORD = (
     r"(?:to|of|by|due|with|from|in|on|for|at|is|be|are|was|were|and|or|a|an|the|his|her|their"
     r"|its|this|that|these|there|it|caused|related|secondary|more|some)\b"
 )
+#: A word of the phrase is taken whole and is at most 64 characters: tried from every gap
+#: position of a long run without spaces ("don't'don't'…"), an unbounded word was quadratic.
 _HEAD_PHRASE = re.compile(
     rf"(?P<gap>[a-z '’-]*?)(?<![\w-])"
-    rf"(?P<phrase>(?:(?!{_FUNCTION_WORD})[A-Za-z][\w'’-]*\s+){{0,3}}(?:{CONDITION_HEAD}))"
+    rf"(?P<phrase>(?:(?!{_FUNCTION_WORD})[A-Za-z][\w'’-]{{0,63}}+\s++){{0,3}}(?:{CONDITION_HEAD}))"
     rf"(?![\w-])",
     re.I,
 )

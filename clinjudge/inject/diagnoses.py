@@ -221,7 +221,7 @@ def _alternatives(
             continue
         if g.transcript and not any(src.transcript_says(p) for p in g.transcript):
             continue
-        preceding = re.search(r"(\w+)\W*$", src.note[max(0, s.start - 30) : s.start])
+        preceding = re.search(r"(?<!\w)(\w+)\W*$", src.note[max(0, s.start - 30) : s.start])
         if preceding and preceding.group(1).lower() in {w.lower() for w in g.not_after}:
             continue
         for alt in g.members:

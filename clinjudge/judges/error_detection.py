@@ -61,9 +61,12 @@ FIELDS: tuple[str, ...] = ("evidence", "analysis", "confidence", "error")
 #: Part of every cache key: a reply cached for another output format is never served.
 OUTPUT_FORMAT = {"format": "evidence-analysis-confidence-error", "version": 1}
 
+#: A field line; the value's closing markup and blanks are cut by :func:`_field_value` (a lazy
+#: value followed by ``\s*$`` re-read every run of blanks inside it: quadratic). Runs of
+#: blanks are taken whole (possessive): a run split between two ``\s*`` reads the same.
 _FIELD_LINE = re.compile(
-    r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)?[*_]{0,3}\s*(?P<key>evidence|analysis|confidence|error)"
-    r"\s*[*_]{0,3}\s*:\s*[*_]{0,3}(?P<value>.*?)[*_]{0,3}\s*$",
+    r"^\s*+(?:[-*+•]\s++|\d+[.)]\s++)?[*_]{0,3}\s*(?P<key>evidence|analysis|confidence|error)"
+    r"\s*+[*_]{0,3}\s*+:\s*+[*_]{0,3}(?P<value>.*)",
     re.IGNORECASE,
 )
 _CONFIDENCE = re.compile(r"^(\d{1,3})(?:\s*%|\s*/\s*100)?$")
@@ -97,6 +100,13 @@ def _strip_markup(value: str) -> str:
     return value.strip().strip("*_").strip()
 
 
+def _field_value(written: str) -> str:
+    """A field's value without its trailing blanks and up to three closing ``*``/``_``."""
+    value = written.rstrip()
+    closing = min(3, len(value) - len(value.rstrip("*_")))
+    return value[: len(value) - closing]
+
+
 def parse_four_lines(raw: str) -> Detection:
     """Read the four-line answer strictly (see the module docstring for the rules)."""
     text = strip_reply(raw or "")
@@ -114,7 +124,7 @@ def parse_four_lines(raw: str) -> Detection:
             expected = FIELDS[len(values)]
             if key != expected:
                 return _failure(raw, f"expected the {expected.capitalize()} line, got {key}")
-            values[key] = [match["value"]]
+            values[key] = [_field_value(match["value"])]
             current = key
         elif current is None:
             return _failure(raw, "text before the Evidence line")

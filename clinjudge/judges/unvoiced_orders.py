@@ -88,6 +88,12 @@ _SPECIALTIES: dict[str, tuple[str, ...]] = {
 _SPECIALTY_STEMS = re.compile(rf"\b({'|'.join(map(re.escape, _SPECIALTIES))})", re.I)
 
 
+#: A specialty's name up to "for/to/and/in/at" or the end. The blanks before that word are
+#: read from where they start (or from the second character), not from inside the run: a run
+#: read once per character was quadratic.
+_SPECIALTY_NAME = re.compile(r"[\w ]+?(?=(?:(?<!\s)|(?<=^\s))\s+(?:for|to|and|in|at)\b|$)")
+
+
 def unmentioned_referral(claim_text: str, facts: TranscriptFacts) -> str | None:
     """Safety floor (an order the visit never placed, SPEC §1 tier 4): a referral to a
     specialty that no transcript sentence talks of sending the patient to — by its name
@@ -98,7 +104,7 @@ def unmentioned_referral(claim_text: str, facts: TranscriptFacts) -> str | None:
         if not found:
             continue
         stem_prefix = found.group(1).lower()
-        specialty = re.match(r"[\w ]+?(?=\s+(?:for|to|and|in|at)\b|$)", target[found.start() :])
+        specialty = _SPECIALTY_NAME.match(target[found.start() :])
         plain = _SPECIALTIES[stem_prefix]
         for unit in facts.index.units:
             low = unit.text.lower()

@@ -14,7 +14,10 @@ stripping, accent folding) is symmetric and cannot cause a miss. Rules, in order
    an upper-case acronym with a plural ``s`` loses it (``UTIs`` -> ``uti``).
 
 A *key* is the normalised tokens joined by single spaces. Keys never cross a segment break
-(``.,;:!?()[]{}`` or a line break), so ``chest, pain`` is not ``chest pain``.
+(``.,;:!?()[]{}`` or a line break), so ``chest, pain`` is not ``chest pain``. A run of letters
+longer than :data:`~clinjudge.text.bounds.MAX_WORD_CHARS` is no word: it is not normalised and
+breaks the segment, so no key spans it (the longest token of any lexicon entry has 66
+characters; a glued 1 MB run is never folded, stemmed or looked up).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from clinjudge.text.bounds import MAX_WORD_CHARS
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _BREAK = re.compile(r"[.,;:!?()\[\]{}\n\r\t|\"]")
@@ -96,6 +101,9 @@ def tokenize(text: str) -> list[Token]:
         while b < len(breaks) and breaks[b] < start:
             segment += 1
             b += 1
+        if end - start > MAX_WORD_CHARS:
+            segment += 1  # no word (module docstring): the keys on either side stay apart
+            continue
         raw = m.group()
         if raw in ("s", "S") and start > 0 and text[start - 1] in "'\u2019" and tokens:
             continue  # possessive

@@ -19,7 +19,16 @@ PASS, FAIL = "#4472c4", "#c00000"
 
 def safety_case_markdown(case: dict[str, Any]) -> str:
     lines = ["# Safety case", ""]
-    lines += [f"Gates: `{case['gates_file']}`; subgroup column: `{case.get('subgroup') or '-'}`."]
+    joined = case.get("metadata")
+    how = (
+        f" (joined on `{joined['key_column']}`: {joined['matched']} of {joined['items']} notes "
+        "matched)"
+        if joined
+        else ""
+    )
+    lines += [
+        f"Gates: `{case['gates_file']}`; subgroup column: `{case.get('subgroup') or '-'}`{how}."
+    ]
     lines += [f"Calibration: {case['calibration']}.", ""]
     rows = []
     for s in case["systems"]:

@@ -16,18 +16,28 @@ Pseudo-triggers cancel a trigger they overlap: ``"not only"``, ``"no change"``,
 
 Inability is not negation: ``"can't bear weight"``, ``"couldn't sleep"`` are positive findings.
 
-medspacy's ConText was tried first (DESIGN): it behaves well on these cases, but medspacy 1.3.1
-on Python 3.11 pins ``spacy<3.8`` → ``thinc 8.2`` → ``numpy<2``, which would downgrade this
-project's numpy 2.x (needed by faiss/torch) and pull ~30 packages; the rules here reproduce its
-behaviour, add UK/ASR forms (``nil``, ``have n't``) and run in ~20–60 µs per sentence.
+Bounds (issue 35): a text longer than :data:`~clinjudge.text.bounds.MAX_SENTENCE_CHARS` is read
+in windows of at most that many characters cut at a blank, and no scope crosses a cut; inside a
+window every trigger of a long list shares one walk (the walk after a separator does not depend
+on where it began), so a window costs time in proportion to its words. Every pattern here runs
+in time linear in the text it reads (``tests/test_regex_budget.py``).
+
+medspacy's ConText was tried first (DESIGN) and again for issue 35 (README, design notes):
+medspacy 1.3.1, still the latest, pins ``spacy<3.8`` on Python 3.11 → thinc 8.2.5 → numpy 1.26,
+which breaks this project's numpy-2 packages (ml-dtypes); on the cases of
+``tests/test_text_negation.py`` it is right on 24 of 34 and three times slower. The rules here
+follow ConText, add UK/ASR forms (``nil``, ``have n't``) and answers after a list (``"fever ,
+chills , no"``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
+from clinjudge.text.bounds import MAX_SENTENCE_CHARS, windows
 from clinjudge.text.numbers import lower_same_length
 
 #: A list item (words between separators) longer than this ends a scope.
@@ -144,11 +154,29 @@ def _overlaps(a: int, b: int, spans: list[tuple[int, int]]) -> bool:
     return any(a < e and b > s for s, e in spans)
 
 
-def _walk(tokens, start_i, step, stops_at, max_words, limit_one=False) -> tuple[int, int] | None:
-    """Scope from token ``start_i`` walking by ``step`` (+1 forward, -1 backward)."""
-    first = last = None
+def _overlaps_sorted(a: int, b: int, starts: list[int], spans: list[tuple[int, int]]) -> bool:
+    """:func:`_overlaps` for non-overlapping ``spans`` in text order (``starts`` their starts):
+    only the last span starting before ``b`` can reach past ``a``."""
+    k = bisect_left(starts, b) - 1
+    return k >= 0 and spans[k][1] > a
+
+
+Word = tuple[int, int]
+
+
+def _walk(
+    tokens, start_i, step, stops_at, max_words, limit_one=False, memo=None
+) -> tuple[int, int] | None:
+    """Scope from token ``start_i`` walking by ``step`` (+1 forward, -1 backward).
+
+    After a list separator the walk no longer depends on where it began (the item count
+    restarts), so ``memo`` keeps, per separator index, the first word after it and the last
+    word of the walk: the triggers of one long list share one walk."""
+    first: Word | None = None
+    last: Word | None = None
     words = 0
     i = start_i
+    pending: list[list] = []  # [separator index, first word after it]
     while 0 <= i < len(tokens):
         s, e, tok = tokens[i]
         if tok in _STOPS or s in stops_at:
@@ -156,6 +184,15 @@ def _walk(tokens, start_i, step, stops_at, max_words, limit_one=False) -> tuple[
         if tok in _SEPARATORS or (tok == "as" and i > 0 and tokens[i - 1][2] == "such"):
             if limit_one:
                 break
+            if memo is not None and i in memo:
+                rest_first, rest_last = memo[i]
+                if rest_first is not None:
+                    _first_after(pending, rest_first)
+                    first = rest_first if first is None else first
+                    last = rest_last
+                break
+            if memo is not None:
+                pending.append([i, None])
             words = 0
         else:
             words += 1
@@ -163,12 +200,25 @@ def _walk(tokens, start_i, step, stops_at, max_words, limit_one=False) -> tuple[
                 break
             first = (s, e) if first is None else first
             last = (s, e)
+            _first_after(pending, last)
             if limit_one:
                 break
         i += step
+    if memo is not None:
+        for index, rest_first in pending:
+            memo[index] = (rest_first, last if rest_first is not None else None)
     if first is None or last is None:
         return None
     return (first[0], last[1]) if step > 0 else (last[0], first[1])
+
+
+def _first_after(pending: list[list], word: Word) -> None:
+    """``word`` is the first word after each separator still waiting for one (those are the
+    last ones of ``pending``)."""
+    for entry in reversed(pending):
+        if entry[1] is not None:
+            break
+        entry[1] = word
 
 
 def _clause_final(tokens, i: int) -> bool:
@@ -177,32 +227,45 @@ def _clause_final(tokens, i: int) -> bool:
 
 def _scopes_for(low, tokens, pre, post, pseudo, stops_at, back_stops_at, max_words, one_word=None):
     blocked = [m.span() for m in pseudo.finditer(low)] if pseudo else []
+    blocked_starts = [s for s, _ in blocked]
     scopes: list[tuple[int, int]] = []
     starts = [t[0] for t in tokens]
+    ends = [t[1] for t in tokens]
     for rx, direction in ((pre, 1), (post, -1), (one_word, 1)):
         if rx is None:
             continue
+        memo: dict[int, tuple[Word | None, Word | None]] = {}
         for m in rx.finditer(low):
-            if _overlaps(m.start(), m.end(), blocked):
+            if _overlaps_sorted(m.start(), m.end(), blocked_starts, blocked):
                 continue
+            after = bisect_left(starts, m.end())  # the first token after the trigger
             if direction > 0:
-                i = next((k for k, s in enumerate(starts) if s >= m.end()), len(tokens))
-                scope = _walk(tokens, i, 1, stops_at, max_words, limit_one=rx is one_word)
+                one = rx is one_word
+                scope = _walk(tokens, after, 1, stops_at, max_words, one, None if one else memo)
             else:
-                after = next((k for k, s in enumerate(starts) if s >= m.end()), len(tokens))
                 if not _clause_final(tokens, after):
                     continue
-                i = next(
-                    (k for k in range(len(starts) - 1, -1, -1) if tokens[k][1] <= m.start()), -1
-                )
-                scope = _walk(tokens, i, -1, back_stops_at, max_words)
+                before = bisect_right(ends, m.start()) - 1  # the last token before it
+                scope = _walk(tokens, before, -1, back_stops_at, max_words, memo=memo)
             if scope:
                 scopes.append(scope)
     return scopes
 
 
-@lru_cache(maxsize=8192)
 def _analyse(sentence: str) -> _Scopes:
+    """The scopes of ``sentence``, window by window when it is longer than the bound."""
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return _analyse_window(sentence)
+    parts = [(a, _analyse_window(sentence[a:b])) for a, b in windows(sentence)]
+    shifted = {
+        f.name: tuple((s + a, e + a) for a, scopes in parts for s, e in getattr(scopes, f.name))
+        for f in fields(_Scopes)
+    }
+    return _Scopes(**shifted)
+
+
+@lru_cache(maxsize=8192)
+def _analyse_window(sentence: str) -> _Scopes:
     low = lower_same_length(sentence)
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN_RE.finditer(low)]
     term = {m.start() for m in _RX["term"].finditer(low)}
@@ -231,9 +294,15 @@ def _analyse(sentence: str) -> _Scopes:
 
 
 #: A short verbless list answered by a final "no" ("headaches or dizziness , no ."): the
-#: answer denies every item.
+#: answer denies every item. A word is taken whole (``[a-z'/-]++``, possessive) and so are the
+#: spaces after it: a word split into pieces, or a run of spaces shared between two ``\s*``,
+#: would be read no differently, and trying every such split was exponential in the length of
+#: a word ("left-sided-chest-wall-tenderness-reproducible": 30 s). The list starts at a letter
+#: (a first "item" of hyphens or slashes alone is no finding), so the leading ``\W*`` gives
+#: characters back in constant time each.
 _LIST_THEN_NO = re.compile(
-    r"^\W*((?:[a-z'/-]+\s*(?:,|or|and)?\s*){1,8}?)\s*,\s*(?:no|nope|none|neither|never)\s*[.!]?\s*$"
+    r"^\W*(?=[a-z])((?:[a-z'/-]++\s*+(?:,|or|and)?\s*+){1,8}?)\s*,\s*"
+    r"(?:no|nope|none|neither|never)\s*[.!]?\s*$"
 )
 _PERSON = re.compile(r"\b(?:i|you|he|she|we|they|it|i'm|i've|have|had|has|is|was|am|are)\b")
 
@@ -264,7 +333,9 @@ def history_or_hypothetical(sentence: str, start: int, end: int) -> str | None:
     return None
 
 
-_FILLERS = r"(?:(?:um+|uh+|uhm|hmm+|mm+|oh|ah|well|so|okay|ok|and|i\s+mean)\s*[,.]?\s*)*"
+#: Fillers before an answer; the blanks around a comma are taken whole (possessive): shared
+#: between two ``\s*`` they doubled the ways to read each filler ("um um um … x": exponential).
+_FILLERS = r"(?:(?:um+|uh+|uhm|hmm+|mm+|oh|ah|well|so|okay|ok|and|i\s+mean)\s*+[,.]?\s*+)*"
 _NEGATIVE_ANSWER_RE = _rx(
     rf"^\W*{_FILLERS}(?:no\b|nope\b|nah\b|never\b|none\b|negative\b|not\s+(?:really|at\s+all|that\s+i)|"
     rf"i\s+(?:do|did|have|has|had){_NT}\b|i\s+(?:do|did|have)\s+not\b|i\s+haven['’]t\b)"

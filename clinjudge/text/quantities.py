@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from clinjudge.text.numbers import iter_numbers, lower_same_length
+from clinjudge.text.spans import TakenSpans
 
 Kind = Literal["dose", "frequency", "duration", "vital", "count", "percent", "other"]
 
@@ -297,11 +298,9 @@ def extract_quantities(text: str) -> list[Quantity]:
     unit are returned as kind ``"other"`` with unit ``""``, except a lone spelled ``"one"``
     (``"no one"``, ``"the one on the left"``) and digits glued to a letter (``A1c``, ``T2``)."""
     masked, vals, numbers = _mask(text)
-    taken: list[tuple[int, int]] = []
+    taken = TakenSpans()
+    free = taken.free
     out: list[Quantity] = []
-
-    def free(s: int, e: int) -> bool:
-        return all(e <= ts or s >= te for ts, te in taken)
 
     for rx, build in _COMPILED:
         for m in rx.finditer(masked):
@@ -314,7 +313,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             if got is None or got[1] is None:
                 continue
             kind, value, value2, unit = got
-            taken.append((s, e))
+            taken.add(s, e)
             out.append(
                 Quantity(
                     kind=kind, value=value, value2=value2, unit=unit, start=s, end=e, text=text[s:e]
@@ -323,7 +322,7 @@ def extract_quantities(text: str) -> list[Quantity]:
     for m in _DOSE_PER_DAY.finditer(masked):
         s, e = m.span("f")
         if free(s, e):
-            taken.append((s, e))
+            taken.add(s, e)
             out.append(
                 Quantity(
                     kind="frequency", value=1.0, unit="per_day", start=s, end=e, text=text[s:e]

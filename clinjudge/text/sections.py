@@ -45,8 +45,10 @@ from clinjudge.text.headers import (
 from clinjudge.types import Note, Section, SoapSection
 
 _LINE_RE = re.compile(r"^.*$", re.MULTILINE)
+#: Runs of spaces and markup around a label are taken whole (possessive): handing part of a
+#: run to the label reads no other header, and trying every split was cubic in the run.
 _COLON_LABEL_RE = re.compile(
-    r"[ \t]*[#*_]*[ \t]*(?P<label>[^:\n]{1,45}?)[ \t]*[*_]*[ \t]*:[*_]*[ \t]*(?P<rest>.*)"
+    r"[ \t]*+[#*_]*+[ \t]*+(?P<label>[^:\n]{1,45}?)[ \t]*+[*_]*+[ \t]*+:[*_]*[ \t]*(?P<rest>.*)"
 )
 _LOOSE_SEPARATOR = r"(?:[ \t]*[;,.][ \t]*|[ \t]+[-–][ \t]*|[-–][ \t]+)"
 _LOOSE_LABEL_RE = re.compile(
@@ -62,7 +64,8 @@ _MIDLINE_MARKER_RE = re.compile(
     r"(?<=[.!?])[ \t]+(?=(?:[•\-*–][ \t]*)?(?P<label>[A-Za-z][A-Za-z &/\-]{1,45}?)[ \t]*:)"
 )
 _NUMBERED_RE = re.compile(r"[ \t]*\d{1,2}[.)][ \t]")
-_HEADER_TRIM_RE = re.compile(r"^[#*_\s]+|[\s*_:;,.\-–—]+$")
+_HEADER_LEAD = "#*_"
+_HEADER_TRAIL = "*_:;,.-–—"
 
 
 @dataclass
@@ -77,7 +80,15 @@ class _Open:
 
 
 def _clean(written: str) -> str:
-    return _HEADER_TRIM_RE.sub("", written)
+    """A written header without leading markup (``#*_``) and trailing markup or punctuation
+    (``*_:;,.-–—``), blanks included: two strips, linear (a pattern ``[...]+$`` re-read every
+    run that does not reach the end, once per character)."""
+    start, end = 0, len(written)
+    while start < end and (written[start] in _HEADER_LEAD or written[start].isspace()):
+        start += 1
+    while end > start and (written[end - 1] in _HEADER_TRAIL or written[end - 1].isspace()):
+        end -= 1
+    return written[start:end]
 
 
 def _is_caps(written: str) -> bool:

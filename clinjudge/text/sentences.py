@@ -11,6 +11,13 @@ Rules, in order:
    written ASR style (``"dr . smith"``).
 3. Each span is trimmed of surrounding whitespace and of a leading bullet (``•``, ``-``, ``*``,
    ``1.``, ``2)``, ``(a)``); spans with no letter or digit are dropped.
+4. Bounds (:mod:`clinjudge.text.bounds`): pysbd reads at most
+   :data:`~clinjudge.text.bounds.MAX_SEGMENTER_ENDS` sentence ends of a line at a time (a longer
+   line is cut first after a sentence end that follows a word of three letters or more — never
+   after ``Dr.``, ``e.g.`` or ``No.`` — else at a blank), as its cost grows with the square of
+   what it reads. A sentence longer than :data:`~clinjudge.text.bounds.MAX_SENTENCE_CHARS` (a
+   line with no sentence end) is given as windows of at most that many characters cut at a
+   blank. No line of the bundled sets is that long, so neither cut changes their sentences.
 
 ``text[span.start:span.end] == span.text`` always holds.
 """
@@ -21,6 +28,12 @@ import re
 
 import pysbd
 
+from clinjudge.text.bounds import (
+    MAX_SEGMENTER_CHARS,
+    MAX_SEGMENTER_ENDS,
+    MAX_SENTENCE_CHARS,
+    windows,
+)
 from clinjudge.types import Span
 
 _SEGMENTER = pysbd.Segmenter(language="en", clean=False)
@@ -34,6 +47,9 @@ _BULLET_RE = re.compile(
 )
 _TITLE_END_RE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st|vs)\s?\.$", re.IGNORECASE)
 _HAS_CONTENT_RE = re.compile(r"[^\W_]")
+#: Where a long line may be cut before pysbd reads it: after a sentence end that follows a word
+#: of three letters or more, written or spoken (``"pain."``, ASR ``"pain ."``), and its blanks.
+_SAFE_END_RE = re.compile(r"(?:(?<=[^\W\d_]{3}[.!?])|(?<=[^\W\d_]{3} [.!?]))[\"')\]]*\s+(?=\S)")
 
 
 def _pysbd_sentences(line: str) -> list[str]:
@@ -47,10 +63,39 @@ def _pysbd_sentences(line: str) -> list[str]:
     return _SEGMENTER.processor(line).process()
 
 
+def _chunks(line: str) -> list[tuple[int, int]]:
+    """``line`` in pieces of at most ``MAX_SEGMENTER_ENDS`` sentence ends and
+    ``MAX_SEGMENTER_CHARS`` characters, each ending after the last safe sentence end inside it
+    (rule 4), else at its last blank."""
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    while (limit := _chunk_limit(line, start)) < len(line):
+        cut = None
+        for m in _SAFE_END_RE.finditer(line, start + 1, limit):
+            cut = m.end()
+        if cut is None:
+            cut = windows(line, start, limit + 1, limit - start)[0][1]
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, len(line)))
+    return pieces
+
+
+def _chunk_limit(line: str, start: int) -> int:
+    """Where the longest piece of ``line`` from ``start`` that pysbd may read at once ends."""
+    stop = min(len(line), start + MAX_SEGMENTER_CHARS)
+    for n, m in enumerate(_INNER_BOUNDARY_RE.finditer(line, start, stop)):
+        if n == MAX_SEGMENTER_ENDS:
+            return m.start()
+    return stop if stop < len(line) else len(line)
+
+
 def _segment_line(line: str) -> list[tuple[int, int]]:
     """Sentence ``(start, end)`` offsets inside one line (no newline in ``line``)."""
     if not _INNER_BOUNDARY_RE.search(line):
         return [(0, len(line))]
+    if _chunk_limit(line, 0) < len(line):
+        return [(a + s, a + e) for a, b in _chunks(line) for s, e in _segment_line(line[a:b])]
     pieces: list[list[int]] = []
     cursor = 0
     for seg in _pysbd_sentences(line):
@@ -83,6 +128,21 @@ def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _bounded(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``[(start, end)]``, or its windows without their blanks when it is longer than
+    ``MAX_SENTENCE_CHARS`` (rule 4)."""
+    if end - start <= MAX_SENTENCE_CHARS:
+        return [(start, end)]
+    out = []
+    for a, b in windows(text, start, end):
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        out.append((a, b))
+    return out
+
+
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Sentences of ``text[start:end]`` as spans with offsets into ``text`` (module docstring)."""
     end = len(text) if end is None else end
@@ -91,6 +151,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
         base = line.start()
         for s, e in _segment_line(line.group()):
             s, e = trim_span(text, base + s, base + e)
-            if e > s and _HAS_CONTENT_RE.search(text, s, e):
-                spans.append(Span(start=s, end=e, text=text[s:e]))
+            for a, b in _bounded(text, s, e):
+                if b > a and _HAS_CONTENT_RE.search(text, a, b):
+                    spans.append(Span(start=a, end=b, text=text[a:b]))
     return spans

@@ -24,9 +24,11 @@ from pydantic import BaseModel
 from clinjudge.text.sentences import split_sentences, trim_span
 from clinjudge.types import Speaker, Transcript, Turn
 
-_ACI_TAG_RE = re.compile(r"[ \t]*\[([A-Za-z][\w -]{0,30})\][ \t]*:?[ \t]*")
+# Each tag pattern starts where a run of blanks starts (a lookbehind), so a search through a
+# long run of blanks tries the run once, not once per character.
+_ACI_TAG_RE = re.compile(r"(?<![ \t])[ \t]*\[([A-Za-z][\w -]{0,30})\][ \t]*:?[ \t]*")
 _MTS_SPEAKERS = r"(?:doctor|dr|physician|clinician|nurse|patient|guest|gest)\w{0,20}(?:[ \t]?\d)?"
-_MTS_TAG_RE = re.compile(rf"[ \t]*({_MTS_SPEAKERS})[ \t]*:[ \t]*", re.IGNORECASE)
+_MTS_TAG_RE = re.compile(rf"(?<![ \t])[ \t]*({_MTS_SPEAKERS})[ \t]*:[ \t]*", re.IGNORECASE)
 _LINE_RE = re.compile(r"[^\n]+")
 _LINE_BREAK_RE = re.compile(r"\n")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")

@@ -6,11 +6,11 @@ import re
 
 #: SNOMED CT semantic tags and other bracketed qualifiers some DO synonyms carry.
 _SEMANTIC_TAG = re.compile(
-    r"\s*\((disorder|finding|morphologic abnormality|situation|navigational concept|"
+    r"(?<!\s)\s*\((disorder|finding|morphologic abnormality|situation|navigational concept|"
     r"qualifier value|observable entity|procedure|clinical)\)\s*$",
     re.I,
 )
-_NOS = re.compile(r"\s+NOS\s*$")
+_NOS = re.compile(r"(?<!\s)\s+NOS\s*$")
 
 
 def clean_term(term: str) -> str:

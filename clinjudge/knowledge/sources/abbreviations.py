@@ -31,7 +31,7 @@ DATA_FILE = "abbreviations.jsonl.gz"
 MIN_FREQUENCY = 0.01
 
 _JUNK_SENSE = re.compile(r"not an? (acronym|abbreviation)|typo|\?|^unknown$|^other$", re.I)
-_PAREN = re.compile(r"\s*\([^()]*\)")
+_PAREN = re.compile(r"(?<!\s)\s*\([^()]*\)")
 
 
 def clean_sense(sense: str) -> str:

@@ -66,10 +66,15 @@ def drug_id(canonical: str) -> str:
 
 
 _NHS_QUALIFIER = re.compile(
-    r"\s+(for|tablets|capsules|inhalers?|gel|cream|skin|nasal|eye|ear|rectal|injections?|"
+    r"(?<!\s)\s+(for|tablets|capsules|inhalers?|gel|cream|skin|nasal|eye|ear|rectal|injections?|"
     r"liquid|patches)\b.*$",
     re.I,
 )
+
+
+#: An NHS title "Generic (Brand)"; the generic ends at a non-blank (a lazy generic followed by
+#: ``\s*`` re-read a run of blanks once per character).
+_TITLE = re.compile(r"(?P<generic>[^()]*?[^()\s])\s*\((?P<brand>[^()]+)\)\s*")
 
 
 def derive_nhs_rows(nhs_json: Path, variants: dict[str, list[str]]) -> Iterator[dict]:
@@ -78,7 +83,7 @@ def derive_nhs_rows(nhs_json: Path, variants: dict[str, list[str]]) -> Iterator[
     title's generic must resolve in the drug dictionary."""
     seen = set()
     for item in json.loads(nhs_json.read_text(encoding="utf-8")):
-        match = re.fullmatch(r"(?P<generic>[^()]+?)\s*\((?P<brand>[^()]+)\)\s*", item["name"])
+        match = _TITLE.fullmatch(item["name"])
         if not match:
             continue
         brand = match["brand"].strip()

@@ -22,8 +22,8 @@ from clinjudge.knowledge.concept import Concept
 SOURCE = "icd10cm"
 PREFIX = "ICD10CM:"
 
-_UNSPECIFIED = re.compile(r"(,\s*unspecified|\s+NOS|,\s*not elsewhere classified)\s*$", re.I)
-_PARENS = re.compile(r"\s*\([^()]*\)")
+_UNSPECIFIED = re.compile(r"(,\s*unspecified|(?<!\s)\s+NOS|,\s*not elsewhere classified)\s*$", re.I)
+_PARENS = re.compile(r"(?<!\s)\s*\([^()]*\)")
 
 
 def package_version() -> str:

@@ -32,7 +32,7 @@ FSN = "900000000000003001"
 SYNONYM = "900000000000013009"
 PREFERRED = "900000000000548007"
 
-_TAG = re.compile(r"\s*\(([^()]+)\)\s*$")
+_TAG = re.compile(r"(?<!\s)\s*\(([^()]+)\)\s*$")
 _KIND_BY_TAG = {
     "disorder": "disease",
     "finding": "finding",

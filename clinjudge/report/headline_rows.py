@@ -1,0 +1,62 @@
+"""A compare report's headline numbers as flat rows, one per judge × system × metric: what
+``--format tsv`` and ``--format json`` print for scripts (issue 37).
+
+Columns (stable; TSV header and JSON keys alike):
+
+    judge  system  metric  value  ci95_low  ci95_high  n  n_notes
+
+``system`` is :data:`ALL` for the numbers pooled over every note of the run (the only rows of
+a one-system run), then each system's own rows (``report["systems"]["by_system"]``) in the
+order the run names them. ``n`` is what the metric is over (claims, facts, notes: the judge's
+headline says), ``n_notes`` the notes judged (the summary's ``n_notes``, else ``n_judged``).
+Empty cells: no value (e.g. no claim judged).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+COLUMNS = ("judge", "system", "metric", "value", "ci95_low", "ci95_high", "n", "n_notes")
+#: The ``system`` of the rows pooled over the whole run.
+ALL = "all"
+
+
+def headline_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every headline metric of ``report`` (a compare ``report.json``) as a row of
+    :data:`COLUMNS`, pooled rows first, then per system."""
+    rows: list[dict[str, Any]] = []
+    by_system = (report.get("systems") or {}).get("by_system") or {}
+    for judge, summary in report.get("judges", {}).items():
+        judged = summary.get("n_notes", summary.get("n_judged"))
+        rows += _rows(judge, ALL, summary.get("headline") or {}, judged)
+        for system, headline in (by_system.get(judge) or {}).items():
+            metrics = {k: v for k, v in headline.items() if isinstance(v, dict)}
+            rows += _rows(judge, system, metrics, headline.get("n_notes"))
+    return rows
+
+
+def _rows(judge: str, system: str, headline: dict, n_notes: Any) -> list[dict[str, Any]]:
+    out = []
+    for metric, h in headline.items():
+        lo, hi = h.get("ci95") or (None, None)
+        out.append(
+            {
+                "judge": judge,
+                "system": system,
+                "metric": metric,
+                "value": h.get("value"),
+                "ci95_low": lo,
+                "ci95_high": hi,
+                "n": h.get("n"),
+                "n_notes": n_notes,
+            }
+        )
+    return out
+
+
+def as_tsv(rows: list[dict[str, Any]]) -> str:
+    """The rows as tab-separated text with a header line (empty cell for a missing value)."""
+    lines = ["\t".join(COLUMNS)]
+    for row in rows:
+        lines.append("\t".join("" if row[c] is None else str(row[c]) for c in COLUMNS))
+    return "\n".join(lines) + "\n"
