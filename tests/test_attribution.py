@@ -158,3 +158,29 @@ def test_a_side_the_visit_corrects_is_contradicted_by_the_correction():
         parse_transcript(uncorrected), KnowledgeBase.default(), dense=False
     )
     assert laterality_contradiction("Right elbow pain.", facts, []) is None
+
+
+def test_the_judge_leaves_attribution_off_unless_asked():
+    """Off by default: on the sealed encounters the rule added two false contradictions and
+    no true one (issue 36); ``attribution=True`` turns it on."""
+    from clinjudge.api import judge_note, make_setup
+    from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
+
+    note = "He does hear a soft systolic murmur.\nHis knees have been aching for two weeks."
+
+    def tiers(setup=None) -> dict[str, int]:
+        result = judge_note(PUNCTUATED, note, backend="offline", setup=setup)
+        return {row["text"]: row["tier"] for row in result.rows()}
+
+    default = tiers()
+    assert default["He does hear a soft systolic murmur."] < 5
+    setup = make_setup("inference-aware", "offline")
+    setup.verifier = OfflineVerifier(
+        "inference-aware", setup.verifier.kb, OfflineConfig(attribution=True)
+    )
+    asked = tiers(setup)
+    assert asked["He does hear a soft systolic murmur."] == 5
+    assert (
+        asked["His knees have been aching for two weeks."]
+        == default["His knees have been aching for two weeks."]
+    )
