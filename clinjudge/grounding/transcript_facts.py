@@ -16,6 +16,7 @@ from rapidfuzz.distance import Levenshtein
 from clinjudge.grounding.evidence import SentenceIndex, Unit, transcript_index
 from clinjudge.grounding.exam_systems import voiced_systems
 from clinjudge.grounding.plan_items import voiced_plan_kinds
+from clinjudge.grounding.visit_reading import VisitReading
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.laterality import Laterality, laterality_mentions
 from clinjudge.text.negation import answer_polarity as reply_polarity
@@ -59,6 +60,8 @@ class TranscriptFacts:
     #: Short words the abbreviation lists know, as speech recognition writes them ("pt").
     abbreviations: set[str] = field(default_factory=set)
     _spelled: dict[str, bool] = field(default_factory=dict, repr=False)
+    #: Who said what, by voice (:mod:`clinjudge.grounding.visit_reading`).
+    reading: VisitReading | None = field(default=None, repr=False)
 
     def phrase_said(self, phrases: list[str]) -> bool:
         """Whether one transcript sentence holds every content word of one of these phrases,
@@ -287,6 +290,7 @@ def build_transcript_facts(
         voiced=voiced_systems(u.text for u in units),
         plans=voiced_plan_kinds(u.text for u in units),
         abbreviations=spoken_abbreviations(units, kb),
+        reading=VisitReading(transcript),
     )
 
 

@@ -39,6 +39,7 @@ from clinjudge.grounding.transcript_facts import (
 from clinjudge.judges import offline_rules as rules
 from clinjudge.judges import quantity_rules
 from clinjudge.judges import unvoiced_orders as orders
+from clinjudge.judges.attribution import misattributed
 from clinjudge.judges.claim_features import Assessment, Measures, claim_features
 from clinjudge.judges.claim_reading import (
     claim_tokens,
@@ -105,6 +106,9 @@ class OfflineConfig:
     #: Weigh the measurements of every claim no hard rule decided with the packaged combiner
     #: (inference-aware mode; :mod:`.combiner`) instead of the threshold cascade alone.
     combiner: bool = True
+    #: The attribution rule (:mod:`.attribution`; issue 36): off, as on the sealed encounters
+    #: it added 2 false tier-5 flags and no true one (open: 9 true of 10).
+    attribution: bool = False
 
 
 class OfflineVerifier:
@@ -293,12 +297,14 @@ class OfflineVerifier:
 
     def _hard_rules(self, analysis, facts, window, closest) -> tuple | None:
         """Contradictions (tier 5) and the safety floor (tier 4): ``(tier, subtype, reason)``."""
-        lexical = self.mode == "lexical"
+        lexical, claim = self.mode == "lexical", analysis.claim.text
+        attributed = self.config.attribution and not lexical
         reason = (
             rules.concept_contradiction(analysis, facts, window)
             or rules.laterality_contradiction(analysis.claim.text, facts, window)
             or orders.imaging_site_contradiction(analysis.claim.text, facts)
             or denial_answered_yes(analysis.claim.text, analysis.claim.section, facts, self.kb)
+            or (misattributed(claim, facts.reading) if attributed else None)
         )
         if reason:
             return 5, "contradiction", reason

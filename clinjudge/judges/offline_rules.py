@@ -18,9 +18,10 @@ import numpy as np
 
 from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.transcript_facts import FINDING_KINDS, ConceptMention, TranscriptFacts
+from clinjudge.grounding.visit_reading import corrects
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.hedges import hedged_before
-from clinjudge.text.laterality import lateralities_conflict, laterality_mentions
+from clinjudge.text.laterality import Laterality, lateralities_conflict, laterality_mentions
 from clinjudge.text.negation import answer_polarity, history_or_hypothetical
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.quantities import Quantity
@@ -249,7 +250,32 @@ def laterality_contradiction(claim_text: str, facts: TranscriptFacts, window: li
         ]
         if clash and not agree:
             return f"'{side.side}' contradicts '{clash[0].side}' in the transcript"
+        if clash and agree and (later := _corrected_to(facts, side)):
+            other = "left" if side.side == "right" else "right"
+            return f"the visit corrects '{side.side}' to '{other}': \"{later.text[:120]}\""
     return None
+
+
+def _corrected_to(facts: TranscriptFacts, side: Laterality) -> Unit | None:
+    """The transcript sentence that corrects the claim's side of a site: the last sentence
+    naming that site, on the other side, with a cue of correction
+    (:func:`clinjudge.grounding.visit_reading.corrects`), after every sentence on the claim's
+    side — what the visit says last, and says as a correction, wins (issue 36)."""
+    if not side.site:
+        return None
+    said = [
+        (i, lat)
+        for i, lats in enumerate(facts.lateralities)
+        for lat in lats
+        if lat.site == side.site and lat.side != "bilateral"
+    ]
+    if not said:
+        return None
+    last_index, last = said[-1]
+    unit = facts.index.units[last_index]
+    if not lateralities_conflict(side, last) or not corrects(unit.text):
+        return None
+    return unit
 
 
 #: Substances the drug dictionaries list that a note names as a nutrient, a lab analyte or a
