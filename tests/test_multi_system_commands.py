@@ -127,3 +127,40 @@ def test_gate_names_each_system_and_lists_the_headline_paths(systems_run):
     bad = tmp / "bad.toml"
     bad.write_text('[gates]\n"systems.by_system.nobody.*.rate" = 1.0\n')
     assert_one_line_error(run("gate", out / "report.json", "--gates", bad), "matches nothing")
+
+
+def test_limit_counts_encounters_in_both_layouts(tmp_path):
+    from clinjudge.datasets import load_items
+    from clinjudge.datasets.systems import load_system_columns
+
+    transcript = (FIXTURES / "transcript.txt").read_text()
+    wide, long = tmp_path / "wide.csv", tmp_path / "long.csv"
+    with wide.open("w", newline="") as w, long.open("w", newline="") as g:
+        a, b = csv.writer(w), csv.writer(g)
+        a.writerow(["encounter_id", "dialogue", "careful", "careless"])
+        b.writerow(["encounter_id", "system", "dialogue", "note"])
+        for n in range(5):
+            a.writerow([f"e{n}", transcript, RIGHT, LEFT])
+        for system, note in (("careful", RIGHT), ("careless", LEFT)):  # one system after another
+            for n in range(5):
+                b.writerow([f"e{n}", system, transcript, note])
+    by_columns = load_system_columns(wide, ["careful", "careless"], limit=2).items
+    by_rows = load_items(long, system_column="system", limit=2).items
+    assert sorted(i.id for i in by_rows) == sorted(i.id for i in by_columns)
+    assert sorted(i.id for i in by_rows) == [
+        "e0/careful",
+        "e0/careless",
+        "e1/careful",
+        "e1/careless",
+    ]
+
+
+def test_one_vocabulary_and_a_version(tmp_path):
+    from clinjudge import __version__
+
+    shown = run("--version")
+    assert shown.exit_code == 0 and shown.stdout.strip() == f"clinjudge {__version__}"
+    for command in ("compare", "meta-eval", "arena", "safety-case"):
+        text = run(command, "--help").stdout
+        assert "--judges" in text and "--judge" in text, command
+        assert "<bool>" not in text and "<str>" not in text, command

@@ -20,6 +20,7 @@ from clinjudge.cli.cef import cef
 from clinjudge.cli.compare import compare
 from clinjudge.cli.detect import detect, gate, pairs
 from clinjudge.cli.factcheck import factcheck
+from clinjudge.cli.help_style import quiet_type_labels
 from clinjudge.cli.inject import inject
 from clinjudge.cli.judge import judge
 from clinjudge.cli.knowledge import knowledge_app
@@ -29,6 +30,7 @@ from clinjudge.cli.report import report
 from clinjudge.cli.safety_case import safety_case
 from clinjudge.cli.serve import serve
 
+quiet_type_labels()
 app = typer.Typer(
     help="Judge clinical text written by language models, claim by claim.",
     no_args_is_help=True,
@@ -36,6 +38,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
 )
+
+
+def _version(shown: bool) -> None:
+    if shown:
+        from clinjudge import __version__
+
+        typer.echo(f"clinjudge {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Judge clinical text written by language models, claim by claim."""
+
+
 app.command()(judge)
 app.command()(compare)
 app.command()(arena)

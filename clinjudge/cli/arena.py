@@ -42,7 +42,9 @@ def arena(
         ),
     ],
     out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
-    judge: Annotated[str, typer.Option(help="The pairwise judge: pairwise.")] = "pairwise",
+    judge: Annotated[
+        str, typer.Option("--judges", "--judge", help="The pairwise judge: pairwise.")
+    ] = "pairwise",
     backend: BackendOpt = "auto",
     gguf: GgufOpt = None,
     prompt: PromptOpt = None,

@@ -55,14 +55,21 @@ def compare(
     out: Annotated[Path, typer.Option(help="Output directory (resumable: re-run to continue).")],
     judges: Annotated[
         str,
-        typer.Option(help=f"Comma-separated judges: {judges_help()}."),
+        typer.Option("--judges", "--judge", help=f"Comma-separated judges: {judges_help()}."),
     ] = "lexical,inference-aware",
     backend: BackendOpt = "auto",
     gguf: GgufOpt = None,
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     option: OptionOpt = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            help="Only the first N encounters (with several systems: every system's note of "
+            "each, in either layout).",
+            min=1,
+        ),
+    ] = None,
     source_column: Annotated[
         str | None, typer.Option(help="Column holding the source text, when not detected.")
     ] = None,

@@ -53,8 +53,10 @@ def meta_eval(
     judge: Annotated[
         str,
         typer.Option(
+            "--judges",
+            "--judge",
             help=f"Comma-separated judges: {judges_help()}. The first one's numbers are the "
-            "report's top-level overall/by_type."
+            "report's top-level overall/by_type.",
         ),
     ] = "lexical",
     backend: BackendOpt = "auto",

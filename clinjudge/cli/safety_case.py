@@ -29,7 +29,12 @@ def safety_case(
         Path, typer.Option(help="Directory for safety-case.json, .md, forest.png, report.html.")
     ],
     judge: Annotated[
-        str, typer.Option(help="The SOAP judge whose claims give the hallucination endpoints.")
+        str,
+        typer.Option(
+            "--judges",
+            "--judge",
+            help="The SOAP judge whose claims give the hallucination endpoints.",
+        ),
     ] = "inference-aware",
     metadata: Annotated[
         str | None,

@@ -81,8 +81,10 @@ def load_items(
 
     Explicit ``*_column`` arguments override the alias detection; ``column_options`` names the
     command-line option that sets each role's column (``{"transcript": "--source-column"}``),
-    for the message when no column is found. ``limit`` keeps the first ``limit`` items (rows
-    after them are not read, so not validated). ``strict``: a row that cannot be judged raises
+    for the message when no column is found. ``limit`` keeps the first ``limit`` encounters:
+    the first ``limit`` items (rows after them are not read, so not validated), or with
+    ``system_column`` every system's note of the first ``limit`` encounters (the whole file
+    is read: one system's rows may follow another's). ``strict``: a row that cannot be judged raises
     instead of being skipped. The ``sha256`` is of the whole file. ``system_column``: rows
     are the notes of several systems for the same encounters; an item's id is
     ``<encounter>/<system>`` and its meta holds ``system`` and ``encounter``.
@@ -93,6 +95,7 @@ def load_items(
     items: list[Item] = []
     skipped: list[SkippedItem] = []
     first_row_of: dict[str, int] = {}
+    encounters: set[str] = set()
     columns: _Columns | None = None
     for record in read_records(path):
         if columns is None and record.problem is None:
@@ -124,9 +127,14 @@ def load_items(
                 f"{path}: {record.where}, column {columns.id!r}: duplicate id {item.id!r} "
                 f"(first seen in {data_row(first_row_of[item.id])})"
             )
+        if system_column is not None:
+            encounter = str(item.meta.get("encounter", item.id))
+            if limit is not None and encounter not in encounters and len(encounters) >= limit:
+                continue
+            encounters.add(encounter)
         first_row_of[item.id] = record.index
         items.append(item)
-        if limit is not None and len(items) >= limit:
+        if system_column is None and limit is not None and len(items) >= limit:
             break
     if not items:
         if skipped:
