@@ -184,3 +184,20 @@ def test_the_judge_leaves_attribution_off_unless_asked():
         asked["His knees have been aching for two weeks."]
         == default["His knees have been aching for two weeks."]
     )
+
+
+def test_attribution_is_a_judge_option_recorded_in_the_run():
+    from clinjudge.errors import ConfigError
+    from clinjudge.evaluators import BuildOptions, build_evaluator
+    from clinjudge.knowledge.base import KnowledgeBase
+
+    kb = KnowledgeBase.default()
+
+    def built(value):
+        options = BuildOptions(backend="offline", knowledge=kb, options={"attribution": value})
+        return build_evaluator("inference-aware", options)
+
+    assert built("true").identity()["verifier"]["config"]["attribution"] is True
+    assert built(False).identity()["verifier"]["config"]["attribution"] is False
+    with pytest.raises(ConfigError, match="attribution must be true or false"):
+        built("maybe")

@@ -163,16 +163,22 @@ class SoapEvaluator:
 
 
 #: ``--option`` keys of the SOAP judges: how claims are cut (``claims``: auto, split, llm), how
-#: the LLM backend asks (``protocol``: batch, claim) and claims per call (``batch_size``).
-SOAP_OPTIONS = ("claims", "protocol", "batch_size")
+#: the LLM backend asks (``protocol``: batch, claim), claims per call (``batch_size``), and the
+#: offline judge's attribution rule (``attribution``: true/false; off by default, issue 36).
+SOAP_OPTIONS = ("claims", "protocol", "batch_size", "attribution")
 
 
 def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
     from clinjudge.errors import ConfigError
     from clinjudge.evaluators.base import check_options
     from clinjudge.judges.factory import build_judge
+    from clinjudge.judges.offline import OfflineConfig
 
     opts = check_options(name, options.options, SOAP_OPTIONS)
+    given = opts.get("attribution", False)
+    attribution = {"true": True, "false": False}.get(str(given).lower(), given)
+    if not isinstance(attribution, bool):
+        raise ConfigError(f"{name}.attribution must be true or false, got {given!r}")
     batch_size = opts.get("batch_size", 8)
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"{name}.batch_size must be a whole number ≥ 1, got {batch_size!r}")
@@ -188,6 +194,7 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
         cache=options.cache,
         claims=str(options.options.get("claims", "auto")),
         protocol=str(opts.get("protocol", "batch")),
+        offline=OfflineConfig(dense=mode != "lexical", attribution=attribution),
     )
     if setup.caller is not None:
         per_call = 1 if setup.provenance.verifier.get("protocol") == "claim" else batch_size

@@ -14,7 +14,7 @@ from clinjudge.judges.extraction import ClaimExtractor, LLMExtractor, SplitterEx
 from clinjudge.judges.knowledge_context import KnowledgeLookup
 from clinjudge.judges.llm_claim_judge import LLMClaimJudge
 from clinjudge.judges.llm_judge import LLMJudge
-from clinjudge.judges.offline import OfflineVerifier
+from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
 from clinjudge.prompts import Prompt
@@ -52,11 +52,13 @@ def build_judge(
     cache: ResponseCache | None = None,
     claims: str = "auto",
     protocol: str = "batch",
+    offline: OfflineConfig | None = None,
 ) -> JudgeSetup:
     """A judge for ``mode`` on ``backend``; ``chat_model`` (any LangChain chat model) wins over
     settings. ``claims``: ``split`` (the offline splitter), ``llm`` (the extraction prompt) or
     ``auto`` (the splitter: both backends judge the same claims). ``protocol`` (LLM backend):
-    ``batch`` or ``claim`` (:data:`PROTOCOLS`)."""
+    ``batch`` or ``claim`` (:data:`PROTOCOLS`). ``offline``: the offline verifier's settings
+    (default: :class:`OfflineConfig`'s)."""
     if mode not in PROMPT_BY_MODE:
         raise ConfigError(f"unknown mode {mode!r}: use lexical or inference-aware")
     if protocol not in PROTOCOLS:
@@ -80,7 +82,7 @@ def build_judge(
     kb = knowledge or KnowledgeBase.default()
     provenance = Provenance(mode=mode, knowledge=knowledge_provenance(kb), **access.provenance)
     if access.caller is None:
-        verifier = OfflineVerifier(mode, kb)
+        verifier = OfflineVerifier(mode, kb, offline)
         provenance.verifier = verifier.fingerprint()
         return JudgeSetup(verifier, SplitterExtractor(), provenance)
     extractor: ClaimExtractor = SplitterExtractor()
