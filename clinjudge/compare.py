@@ -23,9 +23,10 @@ from clinjudge.evaluators.base import Evaluator
 from clinjudge.files import atomic_write, dump_line
 from clinjudge.judges.compare import paired_rates, verdict_flips
 from clinjudge.report import write_compare_report
+from clinjudge.report.claims_csv import write_claims_csv
 from clinjudge.report.flagged_claims import flagged_claims
 from clinjudge.report.html_report import write_compare_html
-from clinjudge.run_dir import failure_summary, judge_dataset, run_lock
+from clinjudge.run_dir import RunDir, failure_summary, judge_dataset, run_lock
 
 
 @dataclass
@@ -57,10 +58,13 @@ async def run_compare(
     progress: Callable[[str, int], Callable[[], None]] = lambda name, total: lambda: None,
     retry_failed: bool = True,
     command: dict | None = None,
+    kept: dict[str, Evaluator] | None = None,
 ) -> CompareResult:
     """Run every judge over the dataset (resumably, :func:`clinjudge.run_dir.run_judges`) and
     write the report files. ``command`` (how to load the dataset and build the judges) is kept
-    in the run's manifest for ``clinjudge report``."""
+    in the run's manifest for ``clinjudge report``. ``kept``: judges the run already holds that
+    this command does not name — their rows are reported as they are, not judged (a run's
+    reports cover every judge it holds)."""
     with run_lock(out_dir):
         runs = await judge_dataset(
             dataset,
@@ -78,7 +82,24 @@ async def run_compare(
             provenance={name: judge.provenance() for name, judge in judges.items()},
             usage={name: u for name, judge in judges.items() if (u := judge.usage()) is not None},
         )
+        if kept:
+            judged = _with_kept(judged, judged_on_disk(dataset, kept, out_dir), kept)
+            every = {**kept, **judges}
+            recorded = [n for n in RunDir(out_dir).recorded().get("judges", {}) if n in every]
+            judges = {n: every[n] for n in [*recorded, *(n for n in every if n not in recorded)]}
         return write_compare(dataset, judges, judged, out_dir)
+
+
+def _with_kept(judged: Judged, on_disk: Judged, kept: dict[str, Evaluator]) -> Judged:
+    """``judged`` with the rows of the ``kept`` judges as ``on_disk`` holds them."""
+    return Judged(
+        rows={**judged.rows, **{n: on_disk.rows[n] for n in kept}},
+        failed=judged.failed,
+        to_retry={**judged.to_retry, **{n: v for n, v in on_disk.to_retry.items() if n in kept}},
+        provenance={**judged.provenance, **{n: on_disk.provenance[n] for n in kept}},
+        usage=judged.usage,
+        not_judged={**on_disk.not_judged, **judged.not_judged},
+    )
 
 
 def write_compare(
@@ -107,11 +128,14 @@ def write_compare(
         report["not_judged"] = judged.not_judged
     if systems := system_rates(judges, rows, dataset.items):
         report["systems"] = systems
-    write_verdicts(out_dir / "verdicts.jsonl", judges, rows)
+    lines = verdict_lines(judges, rows)
+    atomic_write(out_dir / "verdicts.jsonl", (dump_line(line) for line in lines))
+    write_claims_csv(out_dir / "claims.csv", lines, dataset.items)
     kinds = {name: judge.kind for name, judge in judges.items()}
     files = write_compare_report(report, out_dir, flagged_claims(kinds, rows))
     page = write_compare_html(report, dataset.items, kinds, rows, out_dir)
-    return CompareResult(report=report, files=[out_dir / "verdicts.jsonl", *files, page])
+    written = [out_dir / "verdicts.jsonl", out_dir / "claims.csv", *files, page]
+    return CompareResult(report=report, files=written)
 
 
 def judged_on_disk(dataset: Dataset, judges: dict[str, Evaluator], out_dir: Path) -> Judged:
@@ -169,18 +193,16 @@ def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> d
     }
 
 
-def write_verdicts(path: Path, judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> None:
-    """One line per judged unit (claim, question) of every judge: the item's ``id``, the
-    ``judge``, and the judge's fields for it (a SOAP claim's own id is ``claim_id``)."""
-    atomic_write(
-        path,
-        (
-            dump_line(line)
-            for name, judge in judges.items()
-            for row in rows[name]
-            for line in judge.verdict_lines(row)
-        ),
-    )
+def verdict_lines(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> list[dict]:
+    """One line per judged unit (claim, question) of every judge — ``verdicts.jsonl``: the
+    item's ``id``, the ``judge``, and the judge's fields for it (a SOAP claim's own id is
+    ``claim_id``)."""
+    return [
+        line
+        for name, judge in judges.items()
+        for row in rows[name]
+        for line in judge.verdict_lines(row)
+    ]
 
 
 def run_compare_sync(*args, **kwargs) -> CompareResult:

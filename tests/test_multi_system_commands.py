@@ -164,3 +164,40 @@ def test_one_vocabulary_and_a_version(tmp_path):
         text = run(command, "--help").stdout
         assert "--judges" in text and "--judge" in text, command
         assert "<bool>" not in text and "<str>" not in text, command
+
+
+def test_a_run_reports_every_judge_it_holds_and_a_flat_claims_csv(systems_run, tmp_path):
+    import shutil
+
+    source, *_ = systems_run
+    out = tmp_path / "run"
+    shutil.copytree(source, out)
+    data = next(source.parent.glob("systems.csv"))
+    grown = run(
+        "compare", data, "--systems", "careful,careless", "--out", out, "--judges", "omission"
+    )
+    assert grown.exit_code == 0, grown.output
+    report = json.loads((out / "report.json").read_text())
+    assert list(report["judges"]) == ["lexical", "omission"]
+    assert set(report["systems"]["by_system"]) == {"lexical", "omission"}
+    again = run(
+        "compare", data, "--systems", "careful,careless", "--out", out, "--judges", "lexical"
+    )
+    assert again.exit_code == 0, again.output
+    assert list(json.loads((out / "report.json").read_text())["judges"]) == ["lexical", "omission"]
+    printed = run("report", out, "--judges", "omission", "--format", "tsv").stdout
+    assert "omission" in printed and "lexical" not in printed
+    assert "lexical" in json.loads((out / "report.json").read_text())["judges"]
+    with (out / "claims.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == [
+        "note", "system", "judge", "claim_id", "section", "claim", "tier", "supported",
+        "severity", "harm_category", "rationale", "evidence_turns",
+    ]  # fmt: skip
+    assert {r["system"] for r in rows} == {"careful", "careless"}
+    assert {r["judge"] for r in rows} == {"lexical"}
+    assert all(r["note"].endswith("/" + r["system"]) for r in rows)
+    cited = [r for r in rows if r["evidence_turns"]]
+    assert cited and all(int(t) >= 1 for r in cited for t in r["evidence_turns"].split(";"))
+    side = [r for r in rows if "left knee" in r["claim"].lower()]
+    assert side and all(r["tier"] in ("4", "5") for r in side)

@@ -21,6 +21,7 @@ from clinjudge.cli.common import (
     RetryOpt,
     UsageError,
     all_calls_failed,
+    build_judges,
     check_choice,
     exit_if_dead,
     judge_spec,
@@ -163,6 +164,7 @@ def compare(
             judges, backend=backend, prompt=prompt, claims=claims, option=option
         )
         evaluators = spec.build(paths)
+        kept = kept_judges(out, evaluators)
         data = load_run_items(command, evaluators)
         warn_skipped(data)
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
@@ -186,6 +188,7 @@ def compare(
                 progress=progress,
                 retry_failed=retry_failed,
                 command=command,
+                kept=kept,
             )
     dead = all_calls_failed(result.report, evaluators)
     if dead:  # one line: a table of judges that judged nothing says nothing more
@@ -195,6 +198,23 @@ def compare(
     else:
         print_headlines(result.report, output_format)
     exit_if_dead(dead)
+
+
+def kept_judges(out: Path, evaluators: dict) -> dict:
+    """Offline renderers of the judges ``out`` holds that ``evaluators`` do not name: a run's
+    reports cover every judge it holds, so ``--judges`` adds and never hides (issue 37). Their
+    rows are read, never judged; the options they ran with come from the run's manifest."""
+    from clinjudge.run_dir import RunDir
+
+    if not (out / "run.json").is_file():
+        return {}
+    manifest = RunDir(out).recorded()
+    names = [n for n in manifest.get("judges", {}) if n not in evaluators and n != "pairwise"]
+    if not names:
+        return {}
+    options = (manifest.get("command") or {}).get("option") or []
+    own = [o for o in options if o.partition(".")[0] in names]
+    return build_judges(",".join(names), backend="offline", prompt=None, claims="auto", option=own)
 
 
 def load_run_items(command: dict, evaluators: dict):

@@ -28,8 +28,9 @@ def report(
     judges: Annotated[
         str | None,
         typer.Option(
-            help="Comma-separated judges of the run to report (default: those of the last "
-            "compare into it)."
+            help="Comma-separated judges of the run to print (default: all). The files "
+            "(report.json, report.md, the plots, report.html) always cover every judge the "
+            "run holds."
         ),
     ] = None,
     dataset: Annotated[
@@ -71,12 +72,12 @@ def report(
         if "pairwise" in manifest.get("judges", {}):  # an arena run
             _render_arena(run_dir, command)
             return
-        names = judges or command["judges"]
-        unknown = [n for n in names.split(",") if n.strip() not in manifest.get("judges", {})]
+        held = [n for n in manifest.get("judges", {}) if n != "pairwise"]
+        shown = [n.strip() for n in judges.split(",")] if judges else held
+        unknown = [n for n in shown if n not in held]
         if unknown:
             raise ConfigError(
-                f"{run_dir}: no judge {unknown[0].strip()!r} in the run "
-                f"(it has {', '.join(manifest.get('judges', {}))})"
+                f"{run_dir}: no judge {unknown[0]!r} in the run (it has {', '.join(held)})"
             )
         from clinjudge.cli.common import build_judges
         from clinjudge.cli.compare import load_run_items, print_compare_summary, print_headlines
@@ -84,17 +85,19 @@ def report(
         from clinjudge.run_dir import run_lock
 
         # rows are rendered, not judged: offline judges of the same names read them
+        own = [o for o in command["option"] if o.partition(".")[0] in held]
         evaluators = build_judges(
-            names, backend="offline", prompt=None, claims="auto", option=command["option"]
+            ",".join(held), backend="offline", prompt=None, claims="auto", option=own
         )
         data = load_run_items(command, evaluators)
         with run_lock(run_dir):
             judged = judged_on_disk(data, evaluators, run_dir)
             result = write_compare(data, evaluators, judged, run_dir)
+    printed = {**result.report, "judges": {n: result.report["judges"][n] for n in shown}}
     if output_format == "table":
-        print_compare_summary(result.report, result.files)
+        print_compare_summary(printed, result.files)
     else:
-        print_headlines(result.report, output_format)
+        print_headlines(printed, output_format)
     for name, ids in result.report.get("not_judged", {}).items():
         stdout.print(
             f"{name}: {len(ids)} of {result.report['n_items']} items not judged yet; "
