@@ -201,3 +201,20 @@ def test_a_run_reports_every_judge_it_holds_and_a_flat_claims_csv(systems_run, t
     assert cited and all(int(t) >= 1 for r in cited for t in r["evidence_turns"].split(";"))
     side = [r for r in rows if "left knee" in r["claim"].lower()]
     assert side and all(r["tier"] in ("4", "5") for r in side)
+
+
+def test_a_datasets_format_error_comes_before_the_judges_load(tmp_path, monkeypatch):
+    from clinjudge.executors.spec import JudgeSpec
+
+    def never(*args, **kwargs):
+        raise AssertionError("the judges were built before the dataset was checked")
+
+    monkeypatch.setattr(JudgeSpec, "build", never)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    refused = run("compare", bad, "--out", tmp_path / "o", "--judges", "lexical")
+    assert_one_line_error(refused, "no usable transcript column")
+    answers = tmp_path / "answers.csv"  # the fact-checker reads no transcript: none is asked for
+    answers.write_text("id,answer\n1,Metformin treats type 2 diabetes.\n")
+    passed = run("compare", answers, "--out", tmp_path / "o2", "--judges", "factcheck")
+    assert isinstance(passed.exception, AssertionError)  # read and checked, then the build

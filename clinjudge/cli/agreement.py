@@ -33,7 +33,7 @@ def _run_notes(run) -> dict[str, str] | None:
     from clinjudge.datasets.loader import DatasetError
 
     try:
-        data = load_run_items(command, {})
+        data = load_run_items(command, require_source=False)
     except (DatasetError, OSError, KeyError, ValueError):
         return None
     return {item.id: item.note for item in data.items}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
@@ -163,9 +164,10 @@ def compare(
         spec, paths = judge_spec(
             judges, backend=backend, prompt=prompt, claims=claims, option=option
         )
+        # the dataset is read and checked before the judges load (a bad column: one line, fast)
+        data = load_run_items(command, sources_needed(spec.judges))
         evaluators = spec.build(paths)
         kept = kept_judges(out, evaluators)
-        data = load_run_items(command, evaluators)
         warn_skipped(data)
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
         with (
@@ -217,14 +219,22 @@ def kept_judges(out: Path, evaluators: dict) -> dict:
     return build_judges(",".join(names), backend="offline", prompt=None, claims="auto", option=own)
 
 
-def load_run_items(command: dict, evaluators: dict):
-    """The dataset of a compare ``command`` (its path and loading options), checked for what
-    ``evaluators`` read."""
+def sources_needed(judges: Iterable[str]) -> bool:
+    """Whether any of the named judges reads a source text (known without building them)."""
+    from clinjudge.evaluators.registry import registry
+
+    entries = registry()
+    return any(entries[name].needs_source for name in judges if name in entries)
+
+
+def load_run_items(command: dict, require_source: bool):
+    """The dataset of a compare ``command`` (its path and loading options); a source
+    (transcript) column is required when ``require_source``."""
     from clinjudge.datasets import load_items
     from clinjudge.datasets.systems import load_system_columns
 
     options = {
-        "require_source": any(e.needs_source for e in evaluators.values()),
+        "require_source": require_source,
         "column_options": {"transcript": "--source-column", "note": "--text-column"},
         **command["load"],
     }

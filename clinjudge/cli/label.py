@@ -32,7 +32,7 @@ def _items(run, dataset: str | None):
     from clinjudge.datasets.loader import DatasetError
 
     try:
-        return load_run_items(command, {}).items
+        return load_run_items(command, require_source=False).items
     except (DatasetError, OSError, KeyError, ValueError) as e:
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ConfigError(

@@ -89,7 +89,7 @@ def report(
         evaluators = build_judges(
             ",".join(held), backend="offline", prompt=None, claims="auto", option=own
         )
-        data = load_run_items(command, evaluators)
+        data = load_run_items(command, any(e.needs_source for e in evaluators.values()))
         with run_lock(run_dir):
             judged = judged_on_disk(data, evaluators, run_dir)
             result = write_compare(data, evaluators, judged, run_dir)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,6 +32,17 @@ class JudgeEntry:
     #: One line for ``--help`` (what the judge reads and what it reports).
     summary: str
     build: Builder
+
+    @property
+    def needs_source(self) -> bool:
+        """Whether the judge reads a source text (transcript, dialogue) beside the one it judges:
+        the ``needs_source`` of the class its builder returns (its return annotation), known
+        without building the judge — so a dataset's columns are checked before anything heavy
+        loads. True when the annotation names no such class."""
+        hint = self.build.__annotations__.get("return")
+        if isinstance(hint, str):
+            hint = vars(sys.modules[self.build.__module__]).get(hint)
+        return bool(getattr(hint, "needs_source", True))
 
 
 _REGISTRY: dict[str, JudgeEntry] = {}
