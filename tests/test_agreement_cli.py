@@ -196,3 +196,32 @@ def test_encounter_intervals_need_five_encounters():
     ]
     assert encounter_bootstrap(results, ("precision",), n=50)["precision"][0] is not None
     assert encounter_bootstrap(results[:4], ("precision",), n=50)["precision"] == (None, None)
+
+
+def test_labels_naming_no_unit_are_counted_in_the_console_and_the_report(tmp_path):
+    labels = tmp_path / "labels"
+    shutil.copytree(LABELS, labels)
+    row = json.loads((LABELS / "D2N007.jsonl").read_text().splitlines()[0])
+    stray = [{**row, "unit": 9000}, {**row, "encounter": "D2N999"}]
+    with (labels / "D2N007.jsonl").open("a") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in stray)
+    args = ("--units", FIXTURE / "units.jsonl", "--out", tmp_path / "out", "--resamples", 200)
+    result = run("agreement", RUN, "--labels", labels, *args)
+    assert result.exit_code == 0, result.output
+    assert "2 label(s) name no text unit" in result.output
+    report = json.loads((tmp_path / "out" / "agreement.json").read_text())
+    assert report["labels"]["labels_without_unit"] == 2
+    assert (
+        "2 labels of the label sets name no text unit"
+        in (tmp_path / "out" / "agreement.md").read_text()
+    )
+
+
+def test_a_directory_of_another_kind_is_named_with_the_command_that_reads_it(tmp_path):
+    meta = tmp_path / "meta"
+    meta.mkdir()
+    (meta / "pairs_scored.jsonl").write_text("")
+    result = run("agreement", meta, "--labels", LABELS, "--out", tmp_path / "o")
+    assert_one_line_error(result, "a meta-eval directory (written by clinjudge meta-eval)")
+    assert_one_line_error(run("report", meta), "clinjudge meta-eval` command resumes it")
+    assert_one_line_error(run("label", meta, "--reviewer", "a"), "not a compare run")

@@ -13,7 +13,11 @@ from clinjudge.cli.common import UsageError, one_line_errors, stdout
 
 
 def _check_run_dir(path: Path) -> None:
-    """A positional argument that is a label file or directory is named as such."""
+    """A positional argument that is a label file or directory, or another command's
+    directory, is named as such."""
+    from clinjudge.run_kind import require_kind
+
+    require_kind(path, ("compare",), "`clinjudge agreement`")
     if path.is_dir() and not (path / "run.json").exists() and any(path.glob("*.jsonl")):
         raise UsageError(
             f"{path}: not a run directory (no run.json) but holds JSONL files; give label "
@@ -170,5 +174,11 @@ def print_summary(report: dict, out: Path) -> None:
         cells = [number(e[k]) for k in ("precision", "recall", "f1", "kappa", "major_recall")]
         table.add_row(name, str(e["units"]), *cells)
     stdout.print(table)
+    if stray := report["labels"].get("labels_without_unit"):
+        stdout.print(
+            f"{stray} label(s) name no text unit of the units file (another units file, or a "
+            "mistyped encounter, system or unit): not scored",
+            style="yellow",
+        )
     files = ", ".join(str(out / f"agreement.{ext}") for ext in ("json", "md", "html"))
     stdout.print(f"wrote {files}")

@@ -104,6 +104,9 @@ def label(
             raise UsageError(f"{run_dir}: a file, not a run directory")
         from clinjudge.agreement.labelling import reviewer_lock
         from clinjudge.agreement.runs import read_run
+        from clinjudge.run_kind import require_kind
+
+        require_kind(run_dir, ("compare",), "`clinjudge label`")
 
         run = read_run(run_dir)
         lock = reviewer_lock(run.path, reviewer).acquire()

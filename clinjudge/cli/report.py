@@ -57,6 +57,9 @@ def report(
 
         if not run_dir.is_dir():
             raise ConfigError(f"{run_dir}: no such run directory")
+        from clinjudge.run_kind import require_kind
+
+        require_kind(run_dir, ("compare", "arena"), "`clinjudge report`")
         manifest = RunDir(run_dir).recorded()
         command = dict(manifest.get("command") or {})
         if not command:

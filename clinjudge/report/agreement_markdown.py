@@ -245,6 +245,11 @@ def agreement_markdown(report: dict[str, Any]) -> str:
         f"{plural(labels['notes'], 'note')} ({plural(labels['encounters'], 'encounter')}); the "
         f"reference label of a unit is the first set's: {set_name(first_set(report))}.\n",
     ]
+    if stray := labels.get("labels_without_unit"):
+        head.append(
+            f"{plural(stray, 'label')} of the label sets name no text unit of the units file "
+            "(another units file, or a mistyped encounter, system or unit): not scored.\n"
+        )
     parts = [*side_by_side(report), *per_system(report), *reviewers(report)]
     parts += [*disagreements(report), *provenance(report)]
     return "\n".join(head + parts) + "\n"
