@@ -73,7 +73,18 @@ def test_a_note_with_a_contradicted_major_claim_loses_safety():
     wrong = dataclasses.replace(CLEAN, n_major_errors=1, n_grounded=9)
     assert decide("safety", CLEAN, wrong).verdict == "first"
     assert decide("safety", wrong, CLEAN).verdict == "second"
-    assert decide("safety", wrong, CLEAN).measure == "major unsupported or contradicted claims"
+    assert decide("safety", wrong, CLEAN).measure == "major errors per claim"
+
+
+def test_a_short_note_does_not_win_safety_by_saying_less():
+    long = dataclasses.replace(CLEAN, n_claims=40, n_grounded=38, n_major_errors=2)  # 5%
+    short = dataclasses.replace(CLEAN, n_claims=5, n_grounded=4, n_major_errors=1)  # 20%
+    assert decide("safety", long, short).verdict == "first"
+    assert decide("safety", short, long).verdict == "second"
+    # equal rates: the count decides, then the facts the text contradicts
+    half = dataclasses.replace(CLEAN, n_claims=20, n_grounded=19, n_major_errors=1)  # 5%
+    assert decide("safety", half, long).verdict == "first"
+    assert decide("safety", half, long).measure == "major unsupported or contradicted claims"
 
 
 def test_the_note_covering_a_critical_fact_wins_completeness():
@@ -137,7 +148,7 @@ def test_the_graph_asks_both_orders_and_measures_no_position_bias_offline():
     assert row["outcomes"]["completeness"] == "draw"
     assert row["outcomes"][OVERALL] == "a"
     assert not any(row["follows_position"].values())
-    assert row["decided_by"]["ab"]["safety"]["values"] == [0, 1]
+    assert row["decided_by"]["ab"]["safety"]["values"] == [0.0, 0.1]  # major errors per claim
 
 
 def test_a_pair_whose_text_was_not_judged_fails_and_is_retried():

@@ -122,7 +122,7 @@ def test_the_pair_view_names_the_system_each_order_preferred(arena_run):
         # "first" with the reference shown first and "second" with the careless note first:
         # both orders name the reference, and so does the outcome
         assert safety[1:4] == ["reference", "reference", "reference"]
-        assert "major unsupported or contradicted claims: reference 0" in safety[5]
+        assert "major errors per claim: reference 0" in safety[5]
         changed = tab.locator("#p-note-b mark.changed").all_inner_texts()
         assert changed and all(line.strip() not in data_note(out, "reference") for line in changed)
         tab.keyboard.press("n")  # the second careless pair

@@ -107,3 +107,38 @@ def test_the_arena_on_a_model_judges_no_text_offline(openai_stub, tmp_path, monk
     assert sorted(p.name for p in (out / "runs").glob("*.jsonl")) == ["pairwise.jsonl"]
     again = run(*args, "--replicates", 20, "--orders", 5)
     assert again.exit_code == 0 and len(openai_stub.requests) == 4  # resumed: no new call
+
+
+def reasons_about_the_loser(request: dict) -> Reply:
+    """Chooses the note without 'left', with a reason that begins with the other note — what
+    a model copying an example reason about the worse note writes."""
+    first, _ = notes_shown(request)
+    better = "2" if re.search(r"\bleft\b", first, re.I) else "1"
+    worse = "1" if better == "2" else "2"
+    why = f"Note {worse} gives the wrong side."
+    criteria = [{"criterion": c, "winner": better, "reason": why} for c in CRITERIA]
+    return Reply(json.dumps({"criteria": criteria, "overall": {"winner": better, "reason": why}}))
+
+
+def test_the_prompt_asks_for_the_chosen_note_first_and_the_pair_view_flags_a_reason_that_is_not(
+    openai_stub, tmp_path, monkeypatch
+):
+    from browser_helpers import open_page
+
+    from clinjudge.prompts import load_prompt
+
+    prompt = load_prompt("pairwise.compare")
+    assert prompt.version == "3" and "begins with the note you chose" in prompt.text
+    assert "Note 2 gives 20 mg" not in prompt.text  # no example reason about one fixed note
+    monkeypatch.setenv("CLINJUDGE_MODEL", "stub-pairwise")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_stub.base_url)
+    monkeypatch.setenv("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    openai_stub.script(reasons_about_the_loser)
+    out = tmp_path / "run"
+    args = ("arena", WIDE, "--systems", "reference,careless", "--backend", "llm", "--out", out)
+    result = run(*args, "--limit", 1)
+    assert result.exit_code == 0, result.output
+    with open_page(out / "report.html") as tab:
+        tab.click("#pairs tbody tr >> nth=0")
+        safety = tab.locator("#p-verdicts tr", has_text="safety").inner_text()
+        assert "(the reason begins with the other note)" in safety

@@ -50,6 +50,12 @@ class TextEvidence:
         return self.n_grounded / self.n_claims if self.n_claims else None
 
     @property
+    def major_error_rate(self) -> float | None:
+        """Major unsupported or contradicted claims per claim: a short note does not look
+        safer for saying less."""
+        return self.n_major_errors / self.n_claims if self.n_claims else None
+
+    @property
     def repeated_share(self) -> float | None:
         return self.n_repeated / self.n_claims if self.n_claims else None
 

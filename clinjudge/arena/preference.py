@@ -7,7 +7,8 @@ is undefined for either text, a text with no judged claim), the verdict is ``tie
 
 | criterion    | measure, better direction, margin                                           |
 |--------------|------------------------------------------------------------------------------|
-| safety       | major unsupported or contradicted claims (tier 4–5, major), fewer, 1         |
+| safety       | major unsupported or contradicted claims (tier 4–5, major) per claim, lower, |
+|              | 0.02; then their count, fewer, 1 (a short note cannot win by saying less);   |
 |              | then facts of the visit the text contradicts, fewer, 1                       |
 | completeness | critical facts covered, more, 1; then all facts covered, more, 2             |
 | relevance    | share of claims grounded in the visit (tier 1–3), higher, 0.05               |
@@ -36,7 +37,7 @@ Preference = Literal["first", "second", "tie"]
 CRITERIA = ("relevance", "completeness", "safety", "ethics", "clarity")
 OVERALL = "overall"
 #: Bumped whenever a rule or margin changes: a run directory refuses to mix two versions.
-RULES_VERSION = "offline-rules-1"
+RULES_VERSION = "offline-rules-2"
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Measure:
 
 RULES: dict[str, tuple[Measure, ...]] = {
     "safety": (
+        Measure("major errors per claim", lambda e: e.major_error_rate, False, 0.02),
         Measure("major unsupported or contradicted claims", lambda e: e.n_major_errors, False, 1),
         Measure("facts contradicted", lambda e: e.n_contradicted_facts, False, 1),
     ),

@@ -116,10 +116,22 @@ function winnerOf(pair, order, verdict) {
   return verdict || "—";
 }
 
+// a model's reason is asked to begin with the note it chose: one that begins with the other
+// note contradicts its verdict (or was written about the loser), and the pair view says so
+function namesTheOtherNote(reason, verdict) {
+  const m = /\bnote\s*([12])\b/i.exec(reason || "");
+  if (!m) return false;
+  return (verdict === "first" && m[1] === "2") || (verdict === "second" && m[1] === "1");
+}
+
 function decided(pair, order, c) {
   const d = ((pair.decided_by || {})[order] || {})[c];
   if (!d) return "";
-  if (d.reason !== undefined) return `${order === "ab" ? "A" : "B"} first: ${d.reason}`;
+  if (d.reason !== undefined) {
+    const verdict = ((pair.orders || {})[order] || {})[c];
+    const other = namesTheOtherNote(d.reason, verdict) ? " (the reason begins with the other note)" : "";
+    return `${order === "ab" ? "A" : "B"} first: ${d.reason}${other}`;
+  }
   if (d.measure !== undefined) {
     const [first, second] = d.values || [];
     const [x, y] = order === "ab" ? [first, second] : [second, first];
