@@ -1,4 +1,4 @@
-"""The package's layers hold (README "Design notes"): import-linter's contracts in
+"""The package's layers hold (docs/design-notes.md): import-linter's contracts in
 ``pyproject.toml`` are kept, no two modules import each other in a circle, and no module
 grows past 400 lines."""
 

@@ -22,7 +22,7 @@ window every trigger of a long list shares one walk (the walk after a separator 
 on where it began), so a window costs time in proportion to its words. Every pattern here runs
 in time linear in the text it reads (``tests/test_regex_budget.py``).
 
-medspacy's ConText was tried first (DESIGN) and again for issue 35 (README, design notes):
+medspacy's ConText was tried first (DESIGN) and again for issue 35 (docs/design-notes.md):
 medspacy 1.3.1, still the latest, pins ``spacy<3.8`` on Python 3.11 → thinc 8.2.5 → numpy 1.26,
 which breaks this project's numpy-2 packages (ml-dtypes); on the cases of
 ``tests/test_text_negation.py`` it is right on 24 of 34 and three times slower. The rules here
