@@ -103,3 +103,23 @@ def test_invented_follow_up_and_abnormal_findings_are_major_names_and_normal_exa
         kb,
     )
     assert verdict.severity == expected, verdict.harm_category
+
+
+def test_the_lexical_judges_severity_is_that_of_the_words_it_misses(kb):
+    """Issue 37, item 5: a near-verbatim sentence the lexical judge flags only for everyday
+    wording is minor, whatever it mentions; one missing a drug name is rated by that name."""
+    transcript = (
+        "[doctor] how is your depression ?\n[patient] i'm doing really well with it .\n"
+        "[doctor] and your blood pressure medicine ?\n[patient] i take the lisinopril .\n"
+    )
+    note = "Regarding her depression, she is doing well overall.\nShe also takes metoprolol daily."
+    judge = build_evaluator("lexical", BuildOptions(backend="offline", knowledge=kb))
+    row = asyncio.run(judge.evaluate(Item(id="e1", transcript=transcript, note=note)))
+    report = judge.report(row)
+    text_of = {c.id: c.text for c in report.claims}
+    by_text = {text_of[v.claim_id]: v for v in report.verdicts}
+    wording = by_text["Regarding her depression, she is doing well overall."]
+    assert wording.tier == 4 and wording.severity == "minor"
+    assert "only in other everyday words" in wording.rationale
+    drug = by_text["She also takes metoprolol daily."]
+    assert drug.tier >= 4 and drug.severity == "major" and "metoprolol" in drug.rationale

@@ -59,7 +59,7 @@ from clinjudge.judges.denials import denial_answered_yes
 from clinjudge.judges.knowledge_support import KnowledgeSupport
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.judges.pair_model import PairScoreMemo, default_pair_memo, pair_text
-from clinjudge.judges.severity import rate_harm
+from clinjudge.judges.severity import lexical_reason, rate_harm
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
@@ -279,10 +279,7 @@ class OfflineVerifier:
                 claim, verdict(1, "restatement", why), features=m.features, novel=m.novel
             )
         if lexical:
-            why = (
-                "the visit does not say this word for word "
-                f"(only {m.lexical_coverage:.0%} of its content words appear)"
-            )
+            why = lexical_reason(m.novel, m.lexical_coverage)
             return Assessment(
                 claim, verdict(4, "no_basis", why), features=m.features, novel=m.novel
             )

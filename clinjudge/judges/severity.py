@@ -27,7 +27,10 @@ a diagnosis; a plan item with an interval or a referral ("follow up in 4 weeks",
 cardiology": follow-up that was never arranged); an exam finding that asserts something
 abnormal (a finding, symptom or disease not negated: "grade 2/6 murmur", "tender to
 palpation"; an invented normal exam is minor); and every contradiction (tier 5) except of a
-social detail; else ``minor``.
+social detail; else ``minor``. The lexical judge's "not word for word" flags follow the same
+rules on the words it misses: its rationale quotes them (:func:`lexical_reason`), so the
+category is that of the clause holding them, and a flag that misses only everyday wording
+("as prescribed", "doing well") quotes nothing specific and is ``minor`` (issue 37).
 Supported claims (tiers 1–3) get neither. These are first rules, measured against the
 reviewers' severity labels by ``bench/bench_agreement.py``.
 """
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import re
 
+from clinjudge.judges.claim_features import NovelWords
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.clauses import clause_around, from_now
 from clinjudge.text.negation import is_negated
@@ -172,10 +176,28 @@ def rate_harm(verdict: Verdict, text: str, section: str, kb: KnowledgeBase) -> V
     a supported verdict is returned as it is."""
     if verdict.supported:
         return verdict
-    category = harm_category(subject_of(text, verdict.rationale), section, kb)
+    subject = subject_of(text, verdict.rationale)
+    category = harm_category(subject, section, kb)
+    wording = verdict.rationale.startswith(WORDING_ONLY)
     return verdict.model_copy(
         update={
             "harm_category": category,
-            "severity": severity(verdict.tier, category, text, kb),
+            "severity": "minor" if wording else severity(verdict.tier, category, text, kb),
         }
     )
+
+
+#: How the lexical judge's rationale begins when only everyday wording is missing.
+WORDING_ONLY = "the visit does not say this word for word, only in other everyday words"
+
+
+def lexical_reason(novel: NovelWords | None, coverage: float) -> str:
+    """The lexical judge's reason for a claim below its word-for-word bar: the specific words
+    the visit never says near it (names, numbers, clinical terms, rare words), quoted so the
+    flag's category and severity are theirs; else that only everyday wording differs."""
+    specifics = novel.specifics() if novel else []
+    share = f"(only {coverage:.0%} of its content words appear)"
+    if not specifics:
+        return f"{WORDING_ONLY} {share}"
+    quoted = ", ".join(f"'{w}'" for w in specifics[:4])
+    return f"the visit does not say this word for word: {quoted} not in it {share}"
