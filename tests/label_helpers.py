@@ -4,6 +4,7 @@ and with a browser)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -17,6 +18,9 @@ from clinjudge.agreement.labelling import LabelSession, open_session
 from clinjudge.agreement.labelling_server import LabelServer
 from clinjudge.agreement.runs import read_run
 from clinjudge.datasets import load_items
+from clinjudge.datasets.items import Item
+
+ACI_DEMO = Path(__file__).resolve().parents[1] / "eval_sets" / "aci-demo" / "data.jsonl"
 
 
 def session(run_dir: Path, reviewer: str = "alice", show: bool = False) -> LabelSession:
@@ -65,3 +69,31 @@ def label_process(run_dir: Path, reviewer: str = "alice") -> Iterator[tuple[subp
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             proc.communicate(timeout=30)
+
+
+def many_notes_run(root: Path, count: int) -> tuple[Path, list[Item]]:
+    """A run directory of ``count`` notes (``root/run``) and its dataset items: the aci-demo
+    rows in turn, encounter ``S001``…, each note ending in ``Synthetic copy NNN of ENCOUNTER.``
+    so that no two notes read the same; one offline judge that judged every note (no claims)."""
+    source = [json.loads(line) for line in ACI_DEMO.read_text("utf-8").splitlines() if line]
+    data, rows = root / "data.jsonl", []
+    for k in range(count):
+        row = dict(source[k % len(source)])
+        row["note"] = (
+            row["note"].rstrip() + f"\n\nSynthetic copy {k + 1:03d} of {row['encounter_id']}."
+        )
+        row["encounter_id"] = f"S{k + 1:03d}"
+        rows.append(row)
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    run_dir = root / "run"
+    (run_dir / "runs").mkdir(parents=True)
+    ids = [r["encounter_id"] for r in rows]
+    manifest = {
+        "items": dict.fromkeys(ids, "synthetic"),
+        "judges": {"lexical": {"backend": "offline", "mode": "lexical"}},
+        "command": {"dataset": str(data), "judges": "lexical", "load": {}},
+    }
+    (run_dir / "run.json").write_text(json.dumps(manifest), "utf-8")
+    judged = "".join(json.dumps({"id": i, "claims": [], "verdicts": []}) + "\n" for i in ids)
+    (run_dir / "runs" / "lexical.jsonl").write_text(judged, "utf-8")
+    return run_dir, load_items(data).items
