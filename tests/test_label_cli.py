@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 from cli_helpers import assert_one_line_error, run
-from label_helpers import label_command, label_process, serving, session
+from label_helpers import label_command, label_process, request, serving, session
 
 from clinjudge.agreement.labelling import LabelNote, ensure_units
 from clinjudge.agreement.labelling_server import TOKEN_HEADER
@@ -220,19 +220,6 @@ def test_the_page_data_is_blind_unless_verdicts_are_shown(run_dir):
     shown = session(run_dir, show=True).note_data(0)
     claims = shown["claims"]["lexical"]
     assert any(c["rationale"] == "claim affirms tenderness the patient denied" for c in claims)
-
-
-def request(server, path, body=None, token=True, headers=None):
-    data = None if body is None else json.dumps(body).encode()
-    sent = {"Content-Type": "application/json"} | (headers or {})
-    if token:  # as a script sends it: the token of the printed URL in a header
-        sent[TOKEN_HEADER] = parse_qs(urlsplit(server.url).query)["token"][0]
-    req = urllib.request.Request(urljoin(server.url, path), data=data, headers=sent)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
 
 
 def test_the_server_saves_labels_and_refuses_what_it_must(run_dir):
