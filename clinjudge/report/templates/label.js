@@ -250,7 +250,7 @@ async function post(note, unit, label, before) {
     if (note === current) {
       renderNote();
       showUnit(false);
-    }
+    } else renderProgress();
   }
 }
 
