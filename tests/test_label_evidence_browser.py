@@ -15,7 +15,7 @@ import pytest
 from browser_helpers import open_page
 from label_helpers import Served, current, many_notes_run, press, serving
 
-from clinjudge.text.transcript import turn_spans
+from clinjudge.text.transcript import parse_transcript
 
 FIXTURE = Path(__file__).parent / "fixtures" / "agreement"
 
@@ -38,7 +38,7 @@ def test_turns_are_numbered_and_cited_by_key_and_click_and_resumed(run_dir):
     dialogue = json.loads(
         (FIXTURE.parents[2] / "eval_sets" / "aci-demo" / "data.jsonl").read_text().splitlines()[0]
     )["dialogue"]
-    turns = turn_spans(dialogue)
+    turns = [(t.start, t.end) for t in parse_transcript(dialogue).turns]  # as claims.csv
     with serving(run_dir) as server, open_page(Served(server.url)) as tab:
         numbers = tab.locator("#transcript .turn-no").all_inner_texts()
         assert numbers == [str(n) for n in range(1, len(turns) + 1)]

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from label_helpers import many_notes_run, request, serving, session
 
-from clinjudge.agreement.label_fields import evidence_numbers, evidence_text
 from clinjudge.agreement.labels import read_label_set
 
 FIXTURE = Path(__file__).parent / "fixtures" / "agreement"
@@ -30,6 +29,8 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 def test_evidence_is_written_as_the_shared_files_write_it():
+    from clinjudge.agreement.label_fields import evidence_numbers, evidence_text
+
     assert evidence_text([2, 4, 5, 6, 9]) == "T2, T4-T6, T9"
     assert evidence_text([]) is None
     assert evidence_numbers("T12-T14, T20") == [12, 13, 14, 20]  # as the shared labels read
@@ -87,6 +88,8 @@ def test_agreement_reads_labels_with_evidence_and_span(run_dir, tmp_path):
     s.save(UNIT_3 | {"evidence": [1, 2], "span": {"start": 52, "end": 63}})
     s.save(UNIT_3 | {"unit": 1, "label": "supported", "evidence": [2]})
     labels = run_dir / "labels" / "alice.jsonl"
+    written = [json.loads(line) for line in labels.read_text("utf-8").splitlines()]
+    assert [(r["evidence"], r["span"]) for r in written] == [("T2", None), ("T1-T2", "41-year-old")]
     result = run("agreement", run_dir, "--labels", labels, "--out", tmp_path / "a")
     assert result.exit_code == 0, result.output
     scored = json.loads((tmp_path / "a" / "agreement.json").read_text())["judges"][0]
