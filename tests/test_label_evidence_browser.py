@@ -67,6 +67,10 @@ def test_turns_are_numbered_and_cited_by_key_and_click_and_resumed(run_dir):
     with serving(run_dir) as server, open_page(Served(server.url)) as tab:  # resumed
         press(tab, "k", "k")
         assert current(tab) == "1"
+        press(tab, "?")  # the keys, the new ones among them
+        keys = tab.locator("#help").inner_text()
+        assert "cite transcript turns" in keys and "as its span" in keys
+        press(tab, "Escape")
         assert cited(tab) == [2, 5, 7]
         assert "evidence (e): turns 2, 5, 7" in tab.locator("#u-extras").inner_text()
 

@@ -205,6 +205,8 @@ function showUnit(scroll) {
   showVerdicts(note, unit);
   const shown = document.querySelector(`#note-text .unit[data-unit="${unitNo}"]`);
   if (scroll && shown) shown.scrollIntoView({ block: "nearest" });
+  const firstCited = document.querySelector("#transcript .turn.cited");
+  if (scroll && firstCited) firstCited.scrollIntoView({ block: "nearest" });
 }
 
 // ---- saving: applied at once, posted in order, undone when the server refuses ------------
