@@ -14,35 +14,14 @@ from pathlib import Path
 import pytest
 from browser_helpers import open_page
 from cli_helpers import run
-from label_helpers import serving
+from label_helpers import Served, current, press, serving
 
 FIXTURE = Path(__file__).parent / "fixtures" / "agreement"
-
-
-class Served:
-    """The page's address for :func:`browser_helpers.open_page`, which opens ``as_uri()``."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def as_uri(self) -> str:
-        return self.url
 
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
     return Path(shutil.copytree(FIXTURE / "run", tmp_path / "run"))
-
-
-def press(tab, *keys: str) -> None:
-    for key in keys:
-        tab.keyboard.press(key)
-    tab.wait_for_selector("body[data-pending='0']")  # no eval: the page's CSP forbids it
-    assert "NOT SAVED" not in tab.locator("#status").inner_text()
-
-
-def current(tab) -> str:
-    return tab.locator("#note-text .unit.current").get_attribute("data-unit")
 
 
 def unit_class(tab, unit: int) -> set[str]:

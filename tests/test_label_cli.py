@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 from cli_helpers import assert_one_line_error, run
-from label_helpers import label_command, label_process, serving, session
+from label_helpers import label_command, label_process, request, serving, session
 
 from clinjudge.agreement.labelling import LabelNote, ensure_units
 from clinjudge.agreement.labelling_server import TOKEN_HEADER
@@ -81,6 +81,8 @@ def test_each_label_is_written_at_once_and_each_unit_once(run_dir):
         "unit",
         "label",
         "severity",
+        "span",
+        "evidence",
         "reason",
         "reviewer",
         "labelled_at",
@@ -138,7 +140,13 @@ def test_a_new_session_resumes_at_the_first_unlabelled_unit(run_dir):
     again = session(run_dir)
     assert again.start() == {"note": 0, "unit": 6}
     data = again.page_data()
-    assert data["notes"][0]["labels"]["3"] == {"label": "supported", "severity": None, "reason": ""}
+    assert again.note_data(0)["labels"]["3"] == {
+        "label": "supported",
+        "severity": None,
+        "reason": "",
+        "evidence": [],
+        "span": None,
+    }
     assert data["progress"]["notes"]["D2N005/reference"] == {"labelled": 3, "units": 12}
     assert data["progress"]["labelled"] == 3
     other = session(run_dir, "bob")  # another reviewer: a file of their own, nothing labelled
@@ -206,23 +214,12 @@ def test_the_page_data_is_blind_unless_verdicts_are_shown(run_dir):
     blind = session(run_dir).page_data()
     assert blind["blind"] and blind["judges"] == []
     assert all("claims" not in n for n in blind["notes"])
-    assert "tenderness the patient denied" not in json.dumps(blind)  # a rationale of the run
-    shown = session(run_dir, show=True).page_data()
-    claims = shown["notes"][0]["claims"]["lexical"]
+    blind_note = session(run_dir).note_data(0)
+    assert "claims" not in blind_note
+    assert "tenderness the patient denied" not in json.dumps([blind, blind_note])  # a rationale
+    shown = session(run_dir, show=True).note_data(0)
+    claims = shown["claims"]["lexical"]
     assert any(c["rationale"] == "claim affirms tenderness the patient denied" for c in claims)
-
-
-def request(server, path, body=None, token=True, headers=None):
-    data = None if body is None else json.dumps(body).encode()
-    sent = {"Content-Type": "application/json"} | (headers or {})
-    if token:  # as a script sends it: the token of the printed URL in a header
-        sent[TOKEN_HEADER] = parse_qs(urlsplit(server.url).query)["token"][0]
-    req = urllib.request.Request(urljoin(server.url, path), data=data, headers=sent)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
 
 
 def test_the_server_saves_labels_and_refuses_what_it_must(run_dir):
@@ -244,8 +241,8 @@ def test_the_server_saves_labels_and_refuses_what_it_must(run_dir):
         assert rows(run_dir / "labels" / "alice.jsonl")[0]["unit"] == 6
         status, saved = request(server, "/labels")
         assert [r["unit"] for r in json.loads(saved)] == [6]
-        status, page = request(server, "/")  # a reload shows the label
-        assert '"6": {"label": "unsupported", "reason": "", "severity": "major"}' in page
+        status, note = request(server, "/note/0")  # a reload shows the label
+        assert json.loads(note)["labels"]["6"]["severity"] == "major"
 
 
 def test_a_bad_reviewer_name_exits_2(run_dir):

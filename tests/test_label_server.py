@@ -125,7 +125,9 @@ def test_the_url_token_is_exchanged_for_a_strict_http_only_cookie(run_dir):
         assert {"httponly", "samesite=strict", "path=/"} <= attributes
         assert cookie.split(";")[0].split("=", 1)[1] == token
         page = call(server.url, Cookie=cookie.split(";")[0])
-        assert page.status == 200 and NOTE_TEXT in page.text
+        assert page.status == 200 and "D2N005" in page.text
+        note = call(server.url, path="/note/0", Cookie=cookie.split(";")[0])
+        assert note.status == 200 and NOTE_TEXT in note.text
         assert token not in page.text  # the page no longer carries the token
         assert call(server.url, path="/labels", Cookie=cookie.split(";")[0]).text == "[]"
         saved = call(
@@ -147,6 +149,7 @@ def test_the_url_token_is_exchanged_for_a_strict_http_only_cookie(run_dir):
         ("GET", "/"),
         ("GET", "/?token=not-the-token"),
         ("GET", "/labels"),
+        ("GET", "/note/0"),
         ("GET", "/favicon.ico"),
         ("GET", "/nowhere"),
         ("POST", "/label"),

@@ -142,9 +142,11 @@ def serving(run: Path, reviewer: str = "alice") -> Iterator[Server]:
 def page_without_token(workdir: Path) -> Outcome:
     with serving(_run_dir(workdir)) as server:
         status, _, body = server.request("GET", "/")
-    leaked = NOTE_TEXT in body.decode("utf-8", "replace")
-    told = f"{status}, " + (f"the notes served ({len(body):,} bytes)" if leaked else "no note text")
-    return Outcome(status == 403 and not leaked, told)
+        note_status, _, note = server.request("GET", "/note/0")  # a note, as the page fetches it
+    leaked = NOTE_TEXT in (body + note).decode("utf-8", "replace")
+    told = f"{status} (a note: {note_status}), "
+    told += f"the notes served ({len(body + note):,} bytes)" if leaked else "no note text"
+    return Outcome(status == note_status == 403 and not leaked, told)
 
 
 def post_without_token(workdir: Path) -> Outcome:

@@ -25,16 +25,23 @@ writer left in the run and label directories are removed when a session opens.
 
 **Blind by default.** The page data holds no verdict unless the session shows them: then each
 SOAP judge's claims of the note, with tier, severity and rationale, as the viewer shows them.
+
+**A note at a time.** The page (:meth:`LabelSession.page_data`) holds the list of notes and
+their progress, no note text; each note's text, units, transcript turns, saved labels (and
+verdicts when shown) are sent when the page opens it (:meth:`LabelSession.note_data`), so a run
+of hundreds of notes opens as fast as one of two.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from clinjudge.agreement.labelling_store import BadLabel, LabelFile, check_reviewer
+from clinjudge.agreement.label_fields import check_evidence, check_span, page_label
+from clinjudge.agreement.labelling_store import BadLabel, LabelFile, UnknownUnit, check_reviewer
 from clinjudge.agreement.labels import SYSTEM_SEP, UnitKey, note_id, read_units
 from clinjudge.agreement.runs import Run, labelled_id
 from clinjudge.agreement.units import TEXT, unit_rows
@@ -46,6 +53,7 @@ from clinjudge.files import (
     read_jsonl,
     remove_stray_temporaries,
 )
+from clinjudge.text.transcript import turn_spans
 
 #: The system of an item id that names none (``compare`` run of one note per encounter).
 DEFAULT_SYSTEM = "reference"
@@ -71,6 +79,11 @@ class LabelNote:
 
     def text_units(self) -> list[dict[str, Any]]:
         return [u for u in self.units if u.get("kind", TEXT) == TEXT]
+
+    @cached_property
+    def turns(self) -> list[tuple[int, int]]:
+        """``(start, end)`` of each transcript turn; turn N (from 1) is the N-th."""
+        return turn_spans(self.transcript)
 
 
 def encounter_and_system(item_id: str) -> tuple[str, str]:
@@ -202,12 +215,26 @@ class LabelSession:
                     return here
         return first or {"note": 0, "unit": None}
 
-    def save(self, payload: Mapping[str, Any]) -> dict[str, Any]:
-        """Save one label from the page: ``encounter``, ``system``, ``unit``, ``label`` (``None``
-        removes it), ``severity``, ``reason``; returns the row and the progress.
+    def note_of(self, encounter: str, system: str) -> LabelNote:
+        """The note ``encounter``/``system``.
 
         Raises:
-            BadLabel: a field of the wrong type or value.
+            UnknownUnit: no such note.
+        """
+        for n in self.notes:
+            if n.encounter == encounter and n.system == system:
+                return n
+        raise UnknownUnit(f"no note {note_id(encounter, system)} in the run")
+
+    def save(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Save one label from the page: ``encounter``, ``system``, ``unit``, ``label`` (``None``
+        removes it), ``severity``, ``reason``, ``evidence`` (turn numbers) and ``span`` (note
+        offsets; :mod:`clinjudge.agreement.label_fields`); returns the row, the label as the
+        page holds it, and the progress.
+
+        Raises:
+            BadLabel: a field of the wrong type or value (an evidence turn the transcript does
+                not have, a span outside the unit).
             UnknownUnit: no such text unit.
         """
         encounter, system, unit = (payload.get(k) for k in ("encounter", "system", "unit"))
@@ -220,43 +247,62 @@ class LabelSession:
             raise BadLabel("label must be text or null")
         if severity is not None and not isinstance(severity, str):
             raise BadLabel("severity must be text or null")
-        row = self.labels.save((encounter, system, unit), label, severity, payload.get("reason"))
-        return {"row": row, "progress": self.progress()}
+        key = (encounter, system, unit)
+        if key not in self.labels.units:
+            raise UnknownUnit(f"no text unit {unit} in note {note_id(encounter, system)}")
+        note, unit_row = self.note_of(encounter, system), self.labels.units[key]
+        extra = {
+            "evidence": check_evidence(payload.get("evidence"), len(note.turns)),
+            "span": check_span(payload.get("span"), unit_row, note.note),
+        }
+        row = self.labels.save(key, label, severity, payload.get("reason"), extra)
+        shown = None if row is None else page_label(row, unit_row, note.note)
+        return {"row": row, "label": shown, "progress": self.progress()}
+
+    def note_data(self, index: int) -> dict[str, Any]:
+        """Note ``index`` (dataset order) as the page shows it when it opens it: text, units,
+        transcript turns, the saved labels (:func:`page_label`), and the judges' claims when
+        verdicts are shown.
+
+        Raises:
+            IndexError: no such note.
+        """
+        if not 0 <= index < len(self.notes):
+            raise IndexError(f"no note {index} (the run has {len(self.notes)})")
+        n = self.notes[index]
+        labels = {}
+        for u in n.text_units():
+            row = self.labels.label_of((n.encounter, n.system, u["unit"]))
+            if row is not None:
+                labels[str(u["unit"])] = page_label(row, u, n.note)
+        entry = self._summary(n) | {
+            "note": n.note,
+            "transcript": n.transcript,
+            "turns": [list(t) for t in n.turns],
+            "units": [{k: u[k] for k in ("unit", "kind", "start", "end")} for u in n.units],
+            "labels": labels,
+        }
+        if self.verdicts is not None:
+            entry["claims"] = {
+                judge: _claims(by_item.get(n.item_id, ()))
+                for judge, by_item in self.verdicts.items()
+            }
+        return entry
+
+    @staticmethod
+    def _summary(n: LabelNote) -> dict[str, Any]:
+        return {"id": n.item_id, "note_id": n.note_id, "encounter": n.encounter, "system": n.system}
 
     def page_data(self) -> dict[str, Any]:
-        """What the labelling page shows (module docstring): no verdict when blind."""
-        notes = []
-        for n in self.notes:
-            labels = {}
-            for u in n.text_units():
-                row = self.labels.label_of((n.encounter, n.system, u["unit"]))
-                if row is not None:
-                    labels[str(u["unit"])] = {
-                        k: row.get(k) for k in ("label", "severity", "reason")
-                    }
-            entry = {
-                "id": n.item_id,
-                "note_id": n.note_id,
-                "encounter": n.encounter,
-                "system": n.system,
-                "note": n.note,
-                "transcript": n.transcript,
-                "units": [{k: u[k] for k in ("unit", "kind", "start", "end")} for u in n.units],
-                "labels": labels,
-            }
-            if self.verdicts is not None:
-                entry["claims"] = {
-                    judge: _claims(by_item.get(n.item_id, ()))
-                    for judge, by_item in self.verdicts.items()
-                }
-            notes.append(entry)
+        """What the page is sent first (module docstring): the notes by id with the progress,
+        no note text and no verdict."""
         return {
             "run": str(self.run_dir),
             "reviewer": self.labels.reviewer,
             "labels_file": str(self.labels.path),
             "blind": self.verdicts is None,
             "judges": list(self.verdicts or {}),
-            "notes": notes,
+            "notes": [self._summary(n) for n in self.notes],
             "start": self.start(),
             "progress": self.progress(),
         }

@@ -2,7 +2,10 @@
 saves of one :class:`~clinjudge.agreement.labelling.LabelSession`, on 127.0.0.1 only, built on
 Starlette and served by uvicorn.
 
-- ``GET /`` — the page, rendered with the labels saved so far (a reload shows them).
+- ``GET /`` — the page: the run's notes by id and the progress, no note text (a reload shows
+  the labels saved so far).
+- ``GET /note/N`` — note N (from 0, dataset order) as JSON, fetched by the page when it opens
+  it (:meth:`LabelSession.note_data`); 404 when there is no such note.
 - ``GET /labels`` — the reviewer's label rows as JSON.
 - ``POST /label`` — one label, a JSON object (:meth:`LabelSession.save`); answers
   ``{"row": …, "progress": …}``, or ``{"error": reason}`` with 400 (not JSON, nested too
@@ -193,6 +196,13 @@ def _routes(session: LabelSession) -> list[Route]:
         html = await run_in_threadpool(lambda: render_label_page(session.page_data()))
         return HTMLResponse(html)
 
+    async def note(request: Request) -> Response:
+        index = request.path_params["index"]
+        try:
+            return JSONResponse(await run_in_threadpool(session.note_data, index))
+        except IndexError as e:
+            return JSONResponse({"error": str(e)}, 404)
+
     async def labels(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(session.labels.ordered_rows))
 
@@ -220,6 +230,7 @@ def _routes(session: LabelSession) -> list[Route]:
 
     return [
         Route("/", page, methods=["GET"]),
+        Route("/note/{index:int}", note, methods=["GET"]),
         Route("/labels", labels, methods=["GET"]),
         Route("/label", save, methods=["POST"]),
         Route("/favicon.ico", favicon, methods=["GET"]),

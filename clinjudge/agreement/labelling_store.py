@@ -8,11 +8,15 @@ units file:
 - ``label`` — ``supported`` | ``unsupported`` | ``contradicted``;
 - ``severity`` — ``major`` | ``minor`` for unsupported and contradicted units (``minor`` unless
   the reviewer says major), ``null`` for supported ones;
+- ``span`` — the offending words of the unit the reviewer marked, ``null`` when none (always on
+  a supported unit); ``evidence`` — the transcript turns cited, ``"T12, T14"`` or ``"T12-T14"``,
+  ``null`` when none (:mod:`clinjudge.agreement.label_fields`);
 - ``reason`` — the reviewer's comment (``""`` when none);
 - ``reviewer`` — the reviewer's name (the file's stem), ``labelled_at`` — when the unit was last
   labelled (UTC, ISO 8601).
 
-It is the shared claim-labels format plus the last two fields, so
+It is the shared claim-labels format (its optional ``span`` and ``evidence`` included) plus
+the last two fields, so
 :func:`clinjudge.agreement.labels.read_label_set` reads it and the development labels of the
 shared data load beside it. Every save rewrites the whole file atomically
 (:func:`clinjudge.files.atomic_write`: a temporary beside it, fsync, rename, directory fsync):
@@ -64,14 +68,21 @@ def check_reviewer(name: str) -> str:
 
 
 def label_row(
-    key: UnitKey, label: str, severity: str | None, reason: str | None, reviewer: str
+    key: UnitKey,
+    label: str,
+    severity: str | None,
+    reason: str | None,
+    reviewer: str,
+    extra: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """A checked label row (module docstring); ``severity`` ``None`` on a flagged unit is
-    ``minor``, and any severity on a supported unit is dropped.
+    ``minor``, and any severity or ``span`` on a supported unit is dropped. ``extra`` holds the
+    ``span`` and ``evidence`` fields, already checked against the note.
 
     Raises:
         BadLabel: a label, severity or reason that is not of the format.
     """
+    extra = extra or {}
     if label not in LABELS:
         raise BadLabel(f"label {label!r} is not one of {', '.join(LABELS)}")
     if label == "supported":
@@ -92,6 +103,8 @@ def label_row(
         "unit": unit,
         "label": label,
         "severity": severity,
+        "span": None if label == "supported" else extra.get("span"),
+        "evidence": extra.get("evidence"),
         "reason": reason,
         "reviewer": reviewer,
         "labelled_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -122,9 +135,10 @@ class LabelFile:
         label: str | None,
         severity: str | None = None,
         reason: str | None = None,
+        extra: Mapping[str, str | None] | None = None,
     ) -> dict[str, Any] | None:
         """Label the unit ``key`` (``label`` ``None``: remove its label) and write the file;
-        returns the row written (``None`` when removed).
+        returns the row written (``None`` when removed). ``extra``: :func:`label_row`.
 
         Raises:
             UnknownUnit: ``key`` is not a text unit.
@@ -132,7 +146,9 @@ class LabelFile:
         """
         if key not in self.units:
             raise UnknownUnit(f"no text unit {key[2]} in note {key[0]}/{key[1]}")
-        row = None if label is None else label_row(key, label, severity, reason, self.reviewer)
+        row = (
+            None if label is None else label_row(key, label, severity, reason, self.reviewer, extra)
+        )
         with self._lock:
             if row is None:
                 self.rows.pop(key, None)

@@ -22,7 +22,7 @@ from typing import Any
 
 from clinjudge.datasets.items import Item
 from clinjudge.files import atomic_write_text
-from clinjudge.text.transcript import parse_transcript
+from clinjudge.text.transcript import turn_spans
 
 COLUMNS = (
     "note",
@@ -41,8 +41,9 @@ COLUMNS = (
 
 
 def turn_starts(transcript: str) -> list[int]:
-    """Where each turn of ``transcript`` starts (character offsets, in order)."""
-    return [t.start for t in parse_transcript(transcript).turns]
+    """Where each turn of ``transcript`` starts (character offsets, in order; turn N is the
+    N-th, :func:`clinjudge.text.transcript.turn_spans`)."""
+    return [start for start, _ in turn_spans(transcript)]
 
 
 def evidence_turns(starts: list[int], evidence: Iterable[dict[str, Any]]) -> list[int]:

@@ -1,8 +1,10 @@
 """The labelling page ``clinjudge label`` serves (issue 26): the claim viewer's stylesheet and
-helpers with ``templates/label.html.j2`` and ``templates/label.js``, the session's data embedded
-as JSON (:meth:`clinjudge.agreement.labelling.LabelSession.page_data`). One note at a time with
-its transcript beside it; each text unit highlighted in turn and labelled from the keyboard;
-every label is sent to the server that served the page, which writes it at once."""
+helpers with ``templates/label.html.j2`` and ``templates/label.js``, the list of notes and the
+progress embedded as JSON (:meth:`clinjudge.agreement.labelling.LabelSession.page_data`); each
+note is fetched from the server when it is opened (``GET /note/N``). One note at a time with its
+transcript beside it, turns numbered from 1; each text unit highlighted in turn and labelled
+from the keyboard, with cited turns and a marked span; every label is sent to the server that
+served the page, which writes it at once."""
 
 from __future__ import annotations
 

@@ -113,6 +113,12 @@ def _plain_turns(text: str) -> list[Turn]:
     ]
 
 
+def turn_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each turn of a transcript, in order: turn N, counted from 1, is the
+    N-th (the numbering of ``claims.csv``'s ``evidence_turns`` and of the labelling page)."""
+    return [(t.start, t.end) for t in parse_transcript(text).turns]
+
+
 def parse_transcript(text: str) -> Transcript:
     """Turns of a transcript in any of the three formats (module docstring);
     ``text[t.start:t.end] == t.text`` for every turn."""
