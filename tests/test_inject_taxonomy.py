@@ -1,5 +1,6 @@
 """The injection taxonomy as data (clinjudge/inject/data/taxonomy.toml, SPEC §5): 13 error types,
-the rewrite types, sane limits, injectors that exist, and type selection."""
+the rewrite types (and issue 36's attribution pair beyond them), sane limits, injectors that
+exist, and type selection."""
 
 from __future__ import annotations
 
@@ -24,13 +25,14 @@ SPEC_ERRORS = {
 }  # fmt: skip
 
 
-def test_thirteen_error_types_and_four_rewrites():
-    assert set(error_types()) == SPEC_ERRORS
+def test_thirteen_error_types_and_four_rewrites_and_the_attribution_pair_beyond_them():
+    assert set(error_types()) == SPEC_ERRORS | {"attribution"}  # issue 36, beyond SPEC §5
     assert set(rewrite_types()) == {
         "trade_generic",
         "lay_to_clinical",
         "abbreviation",
         "paraphrase",
+        "voice",
     }
 
 

@@ -16,6 +16,7 @@ from clinjudge.inject.omission import critical_omission
 from clinjudge.inject.swaps import drug_swap, duration_change
 from clinjudge.inject.types import Perturber
 from clinjudge.inject.values import value_change
+from clinjudge.inject.voice import attribution_swap, voice_rewrite
 
 #: Injector name → perturber; the names are what ``taxonomy.toml`` lists under ``injectors``.
 INJECTORS: dict[str, Perturber] = {
@@ -31,6 +32,8 @@ INJECTORS: dict[str, Perturber] = {
             diagnosis_swap,
             fabricated_citation,
             critical_omission,
+            attribution_swap,
+            voice_rewrite,
         )
     },
 }
