@@ -1,11 +1,13 @@
 """Who said it (issue 36, item 6): an error that gives the clinician's words to the patient, and
 its legitimate counterpart that restates the patient's own report without naming the speaker.
 
-* ``attribution_swap`` (error) — an Objective or Assessment sentence whose clinical content
-  (the knowledge concepts it asserts) the transcript has only in the clinician's turns is
-  restated as the patient's report: ``"Grade 2/6 systolic murmur."`` → ``"The patient reports
-  grade 2/6 systolic murmur."``. The patient never said it, so the edited sentence is wrong
-  about who did (a finding or an assessment is not the patient's report).
+* ``attribution_swap`` (error) — an Objective sentence (an examination finding, a result) whose
+  clinical content (the knowledge concepts it asserts) the transcript has only in the
+  clinician's turns is restated as the patient's report: ``"Grade 2/6 systolic murmur."`` →
+  ``"The patient reports grade 2/6 systolic murmur."``. The patient never said it, so the
+  edited sentence is wrong about who did. Assessment sentences are left alone: a diagnosis the
+  clinician reads from the chart ("history significant for congestive heart failure") is the
+  patient's history too, and "the patient reports CHF" is no error a reviewer would mark.
 * ``voice_rewrite`` (rewrite) — a Subjective sentence that attributes a report to the patient
   (``"She reports knee pain for two weeks."``) loses its attribution (``"Knee pain for two
   weeks."``) when the patient's turns hold most of its content words: the fact stays the
@@ -68,7 +70,7 @@ def find_attribution_swaps(src: NoteMaterial) -> list[Edit]:
     for s in src.sentences:
         section = src.section_at(s.start)
         text = s.text
-        if section is None or section.soap not in ("objective", "assessment"):
+        if section is None or section.soap != "objective":
             continue
         if len(text) > _LONGEST or not text[:1].isalpha() or text[:2].isupper():
             continue
