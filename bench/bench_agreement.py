@@ -310,6 +310,11 @@ async def main_async(args) -> None:
             setup = make_setup(
                 name, args.backend, knowledge=kb, protocol=args.protocol, cache=cache
             )
+        if args.attribution and setup.provenance.backend == "offline":
+            from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
+
+            setup.verifier = OfflineVerifier(name, kb, OfflineConfig(attribution=True))
+            setup.provenance.verifier = setup.verifier.fingerprint()
         if setup.provenance.backend == "offline":  # warm the embedding model and caches
             first = next(iter(notes.values()))
             await ajudge_note(first["dialogue"], first["note"], setup=setup)
@@ -418,6 +423,11 @@ def main() -> None:
         "--copies",
         action="store_true",
         help="also judge the 40 transcript-copy notes (every flag is false)",
+    )
+    parser.add_argument(
+        "--attribution",
+        action="store_true",
+        help="offline: turn the attribution rule on (inference-aware.attribution=true)",
     )
     parser.add_argument(
         "--json", type=Path, default=None, help="write the summaries as JSON to this file"

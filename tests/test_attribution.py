@@ -201,3 +201,36 @@ def test_attribution_is_a_judge_option_recorded_in_the_run():
     assert built(False).identity()["verifier"]["config"]["attribution"] is False
     with pytest.raises(ConfigError, match="attribution must be true or false"):
         built("maybe")
+
+
+SHOULDER = """[doctor] what's going on with your shoulder ?
+[patient] my right shoulder has been hurting since i fell .
+[doctor] okay . on exam , there's tenderness over the right shoulder and a small bruise .
+[patient] okay .
+"""
+
+
+def test_a_finding_only_the_clinician_names_is_misattributed_though_the_patient_named_the_site():
+    """By finding: the patient said "right shoulder", only the doctor said "tenderness"."""
+    r = reading(SHOULDER)
+    claim = "She reports tenderness over the right shoulder."
+    assert misattributed(claim, r) is None  # by words: half of them are the patient's
+    why = misattributed(claim, r, frozenset({"tender"}))
+    assert why is not None and "tenderness over the right shoulder" in why
+    told = SHOULDER.replace("has been hurting since i fell", "is tender since i fell")
+    assert misattributed(claim, reading(told), frozenset({"tender"})) is None  # she said it
+
+
+def test_an_examination_dictated_sentence_by_sentence_stays_in_the_clinicians_voice():
+    exam = (
+        "[patient] my right shoulder hurts .\n"
+        "[doctor] okay . on physical examination , your lungs are clear . there is tenderness "
+        "over the right shoulder . range of motion is decreased . does that hurt ?\n"
+        "[patient] yes .\n"
+        "[doctor] you told me it started last week . it got worse yesterday .\n"
+    )
+    said = voices(exam)
+    own = " ".join(t for v, t in said if v == "own")
+    assert "tenderness over the right shoulder" in own and "range of motion" in own
+    relayed = " ".join(t for v, t in said if v == "relayed")
+    assert "it got worse yesterday" in relayed  # a new turn: no exam goes on

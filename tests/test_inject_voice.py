@@ -1,6 +1,7 @@
-"""Who said it, on demand (issue 36, item 6): the attribution swap gives an examination finding
-only the clinician voiced to the patient; its rewrite restates the patient's own report in the note's
-voice. Both are single edits within the taxonomy's limits, and leave alone what they must."""
+"""Who said it, on demand (issue 36, item 6): the attribution swap gives an examination
+finding only the clinician voiced to the patient; its rewrite restates the patient's own report
+in the note's voice. Both are single edits within the taxonomy's limits, and leave alone what
+they must."""
 
 from __future__ import annotations
 

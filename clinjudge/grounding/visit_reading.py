@@ -14,9 +14,10 @@ span of one turn in one voice:
               with a yes (:func:`clinjudge.text.negation.answer_polarity`);
 ``own``       the clinician's own voice, from a cue of it to the end of its sentence (at most
               :data:`STRETCH_CHARS` characters): a finding ("i do hear a slight murmur", "on
-              exam"), an assessment ("i think", "it looks like", "my impression"), advice or a
-              plan ("i want you to", "we'll", "let's", "you should"), praise ("you're doing a
-              great job");
+              exam" — and, in punctuated talk, the sentences after it in the same turn until a
+              question: an examination dictated sentence by sentence), an assessment ("i
+              think", "it looks like", "my impression"), advice or a plan ("i want you to",
+              "we'll", "let's", "you should"), praise ("you're doing a great job");
 ``relayed``   the rest of the clinician's talk: the history dictated for the note ("alexander
               is a 62-year-old male … who presents for follow-up"), the chart read aloud, small
               words between.
@@ -47,13 +48,19 @@ Voice = Literal["patient", "asked", "own", "relayed"]
 #: all one voice.
 STRETCH_CHARS = 160
 
-_OWN_CUES = [
-    # a finding
+#: Cues of a finding: an examination dictated or spoken. The sentences after one, in the same
+#: turn, stay in the clinician's own voice until a question (the exam goes on: "there is
+#: tenderness over the shoulder. range of motion is decreased.").
+_FINDING_CUES = [
     r"\bi (?:do |can |could )?(?:hear|feel|notice|appreciate)\b",
     r"\bi (?:do |can )?see (?:a|an|some|no|any|mild|slight|little)\b",
     r"\bi(?:'m| am) seeing\b",
     r"\bon (?:your |the )?(?:physical )?exam(?:ination)?\b",
-    r"\bexam(?:ination)? (?:shows|showed|reveals|revealed|is)\b",
+    r"\bexam(?:ination)? (?:of [a-z ]{1,40})?(?:shows|showed|reveals|revealed|is)\b",
+]
+_FINDING = re.compile("|".join(f"(?:{c})" for c in _FINDING_CUES), re.I)
+_OWN_CUES = [
+    *_FINDING_CUES,
     # an assessment
     r"\bi (?:think|believe|suspect|feel like|would say|'d say)\b",
     # "it sounds like you were able to …" reflects the patient's account back: not an opinion
@@ -126,15 +133,20 @@ def _clinician_stretches(tr: Transcript, turn_index: int) -> list[Stretch]:
     text = tr.text
     punctuated = bool(_PUNCTUATED.search(turn.text))
     out: list[Stretch] = []
+    examining = False  # a finding cue earlier in this turn: the exam goes on
     for sentence in split_sentences(text, turn.start, turn.end):
         a, b = sentence.start, sentence.end
         if punctuated and sentence.text.rstrip().endswith("?"):
             out.append(_stretch(tr, turn_index, turn.speaker, "asked", a, b))
+            examining = False
             continue
         cues = [(m.start() + a, "own") for m in _OWN.finditer(sentence.text)]
         if not punctuated:
             cues += [(m.start() + a, "asked") for m in _QUESTION.finditer(sentence.text)]
         cues.sort()
+        if punctuated and examining and not cues:
+            cues = [(a, "own")]
+        examining = punctuated and (examining or bool(_FINDING.search(sentence.text)))
         position = a
         for k, (start, voice) in enumerate(cues):
             if start < position:

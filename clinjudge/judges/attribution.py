@@ -21,12 +21,21 @@ tier 5, "any detail that directly contradicts a stated fact"; the labels call it
 not the patient, said this: "i do hear a slight 2/6 systolic ejection murmur"``. Coverage
 counts content words (stems); a turn is one speaker's uninterrupted talk, so words gathered
 from across the visit do not add up.
+
+**By finding.** The patient often names the body part of a finding only the clinician names
+("my right shoulder" / "tenderness over the right shoulder"), so the words of a claim like
+"He reports tenderness over the right shoulder" are half on the patient's side. Given the
+words of the clinical findings the claim asserts (``findings``: symptoms, findings, diseases,
+not negated), the claim also misattributes when the patient's side never says any of them and
+one stretch of the clinician's own voice says them all.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+from clinjudge.grounding.transcript_facts import ConceptMention
 from clinjudge.grounding.visit_reading import VisitReading
 from clinjudge.judges.claim_reading import POLARITY_WORDS
 from clinjudge.text.normalize import content_tokens
@@ -55,6 +64,15 @@ _VOICED = re.compile(
 )
 
 
+def finding_words(mentions: Iterable[ConceptMention]) -> frozenset[str]:
+    """Content words of the clinical findings a claim asserts (symptoms, findings, diseases,
+    not negated): the ``findings`` of :func:`misattributed`."""
+    kinds = {"symptom", "finding", "disease"}
+    return frozenset(
+        w for m in mentions if m.kinds & kinds and not m.negated for w in content_tokens(m.surface)
+    )
+
+
 def reported_part(claim: str) -> str | None:
     """The words a patient-voiced claim reports (after its speech or belief verb), or
     ``None`` when the claim is not patient-voiced (module docstring)."""
@@ -66,9 +84,11 @@ def _coverage(words: frozenset[str], said: frozenset[str]) -> float:
     return len(words & said) / len(words)
 
 
-def misattributed(claim: str, reading: VisitReading | None) -> str | None:
+def misattributed(
+    claim: str, reading: VisitReading | None, findings: frozenset[str] = frozenset()
+) -> str | None:
     """Why ``claim`` gives the patient words only the clinician said (module docstring), or
-    ``None``."""
+    ``None``; ``findings``: the content words of the clinical findings the claim asserts."""
     if reading is None or not reading.tagged:
         return None
     reported = reported_part(claim)
@@ -79,7 +99,7 @@ def misattributed(claim: str, reading: VisitReading | None) -> str | None:
         return None
     patient = max((_coverage(words, side) for side in reading.patient_side), default=0.0)
     if patient > PATIENT_COVERAGE:
-        return None
+        return _by_finding(words & findings, reading, patient)
     unsaid = words - reading.patient_words  # what the patient's side never says
 
     def clinicians(said: frozenset[str]) -> bool:
@@ -91,9 +111,22 @@ def misattributed(claim: str, reading: VisitReading | None) -> str | None:
     turns = [(frozenset().union(*(s.tokens for s in own)), own) for own in reading.clinician_own]
     own = next((own for said, own in turns if clinicians(said)), None)
     if own is None:
-        return None
+        return _by_finding(words & findings, reading, patient)
     best = max(own, key=lambda s: len(words & s.tokens))
+    return _reason(best.text, patient)
+
+
+def _by_finding(found: frozenset[str], reading: VisitReading, patient: float) -> str | None:
+    """The clinician's stretch that alone says the claim's finding words, when the patient's
+    side never says any of them (module docstring, "By finding")."""
+    if not found or found & reading.patient_words:
+        return None
+    said = [s for own in reading.clinician_own for s in own if found <= s.tokens]
+    return _reason(said[0].text, patient) if said else None
+
+
+def _reason(quoted: str, patient: float) -> str:
     return (
-        f'the doctor, not the patient, said this: "{best.text.strip()[:160]}" (the patient\'s '
+        f'the doctor, not the patient, said this: "{quoted.strip()[:160]}" (the patient\'s '
         f"side of the visit holds {patient:.0%} of these words)"
     )

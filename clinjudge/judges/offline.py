@@ -39,7 +39,7 @@ from clinjudge.grounding.transcript_facts import (
 from clinjudge.judges import offline_rules as rules
 from clinjudge.judges import quantity_rules
 from clinjudge.judges import unvoiced_orders as orders
-from clinjudge.judges.attribution import misattributed
+from clinjudge.judges.attribution import finding_words, misattributed
 from clinjudge.judges.claim_features import Assessment, Measures, claim_features
 from clinjudge.judges.claim_reading import (
     claim_tokens,
@@ -301,7 +301,11 @@ class OfflineVerifier:
             or rules.laterality_contradiction(analysis.claim.text, facts, window)
             or orders.imaging_site_contradiction(analysis.claim.text, facts)
             or denial_answered_yes(analysis.claim.text, analysis.claim.section, facts, self.kb)
-            or (misattributed(claim, facts.reading) if attributed else None)
+            or (
+                misattributed(claim, facts.reading, finding_words(analysis.mentions))
+                if attributed
+                else None
+            )
         )
         if reason:
             return 5, "contradiction", reason
