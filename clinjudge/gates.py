@@ -126,6 +126,18 @@ def gateable(report: dict[str, Any], prefix: str = "") -> list[str]:
     return found
 
 
+def system_wildcards(paths: list[str]) -> list[str]:
+    """The ``*`` form of every per-system metric among ``paths``
+    (``systems.by_system.J.S.M`` → ``systems.by_system.J.*.M``), each once, in order: the
+    path a gate names to check every system of a run."""
+    found: dict[str, None] = {}
+    for path in paths:
+        parts = path.split(".")
+        if len(parts) == 5 and parts[:2] == ["systems", "by_system"]:
+            found[".".join([*parts[:3], "*", parts[4]])] = None
+    return list(found)
+
+
 def expand(report: dict[str, Any], metric: str) -> list[str]:
     """The concrete paths a gate's metric names: itself, or with each ``*`` segment replaced
     by every key at that level that leads to an object of the report.

@@ -117,6 +117,7 @@ def test_gate_names_each_system_and_lists_the_headline_paths(systems_run):
     listed = run("gate", out / "report.json", "--list").stdout.splitlines()
     assert "judges.lexical.headline.hallucination_rate" in listed
     assert "systems.by_system.lexical.careless.hallucination_rate" in listed
+    assert "systems.by_system.lexical.*.hallucination_rate" in listed  # every system at once
     gates = tmp / "per-system.toml"
     gates.write_text('[gates]\n"systems.by_system.lexical.*.hallucination_rate" = 1.0\n')
     checked = run("gate", out / "report.json", "--gates", gates)

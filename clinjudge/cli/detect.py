@@ -258,7 +258,11 @@ def gate(
     report: Annotated[Path, typer.Argument(help="A report.json (from pairs or compare).")],
     gates: Annotated[Path | None, typer.Option("--gates", help="Gates TOML file.")] = None,
     list_metrics: Annotated[
-        bool, typer.Option("--list", help="Print the metrics of REPORT a gate can name, and exit.")
+        bool,
+        typer.Option(
+            "--list",
+            help="Print the metrics of REPORT a gate can name (and a * form per system); exit.",
+        ),
     ] = False,
 ) -> None:
     """Release gates on the report's 95% bounds: exit 0 when all pass, 1 when any fails.
@@ -278,7 +282,7 @@ def gate(
     """
     from rich.table import Table
 
-    from clinjudge.gates import evaluate_gates, gateable, load_gates
+    from clinjudge.gates import evaluate_gates, gateable, load_gates, system_wildcards
 
     with one_line_errors():
         if not report.is_file():
@@ -290,7 +294,8 @@ def gate(
         if not isinstance(data, dict):
             raise UsageError(f"report is not a JSON object: {report}")
         if list_metrics:
-            sys.stdout.write("".join(f"{m}\n" for m in gateable(data)))
+            paths = gateable(data)
+            sys.stdout.write("".join(f"{m}\n" for m in [*paths, *system_wildcards(paths)]))
             return
         if gates is None:
             raise UsageError("--gates FILE is needed (or --list, to see the metrics)")
