@@ -234,3 +234,15 @@ def test_an_examination_dictated_sentence_by_sentence_stays_in_the_clinicians_vo
     assert "tenderness over the right shoulder" in own and "range of motion" in own
     relayed = " ".join(t for v, t in said if v == "relayed")
     assert "it got worse yesterday" in relayed  # a new turn: no exam goes on
+
+
+def test_a_false_flag_of_attribution_or_correction_is_counted_under_its_own_kind():
+    from clinjudge.metrics.disagreements import FLAG_KINDS, kind_of
+
+    why = misattributed(
+        "She reports tenderness over the right shoulder.", reading(SHOULDER), frozenset({"tender"})
+    )
+    assert kind_of(why, FLAG_KINDS, "other").startswith("speaker")
+    assert kind_of("the visit corrects 'right' to 'left': \"…\"", FLAG_KINDS, "other").startswith(
+        "corrected"
+    )

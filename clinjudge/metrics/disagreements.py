@@ -55,6 +55,8 @@ FLAG_KINDS = [  # (kind, pattern over the flagging verdict's rationale)
     ("value disagrees", r"disagrees with what the visit says"),
     ("affirmed ↔ denied", r"^claim (?:affirms|denies)"),
     ("left ↔ right", r"contradicts '(?:left|right)"),
+    ("speaker: the clinician's words given to the patient", r"^the doctor, not the patient"),
+    ("corrected later in the visit", r"^the visit corrects"),
     ("no basis (wording)", r"^nothing in the visit supports|^the visit does not say this word"),
     ("exam never voiced", r"^the visit (?:voices no examination|reads out no vital)"),
     ("combiner: words the visit never says", r"^never said in the visit"),
