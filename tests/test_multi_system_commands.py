@@ -11,18 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_one_line_error
-from typer.testing import CliRunner
-
-from clinjudge.cli import app
+from cli_helpers import assert_one_line_error, run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "soap"
 RIGHT = (FIXTURES / "note.txt").read_text()
 LEFT = RIGHT.replace("right knee", "left knee")
-
-
-def run(*args: object):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")

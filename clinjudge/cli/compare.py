@@ -214,7 +214,12 @@ def kept_judges(out: Path, evaluators: dict) -> dict:
     names = [n for n in manifest.get("judges", {}) if n not in evaluators and n != "pairwise"]
     if not names:
         return {}
-    options = (manifest.get("command") or {}).get("option") or []
+    return renderers(names, (manifest.get("command") or {}).get("option") or [])
+
+
+def renderers(names: list[str], options: list[str]) -> dict:
+    """Offline judges of ``names``, built with the recorded ``--option`` values that name them:
+    they render a run's rows (``report``, judges a compare keeps), never judge."""
     own = [o for o in options if o.partition(".")[0] in names]
     return build_judges(",".join(names), backend="offline", prompt=None, claims="auto", option=own)
 

@@ -82,16 +82,17 @@ def report(
             raise ConfigError(
                 f"{run_dir}: no judge {unknown[0]!r} in the run (it has {', '.join(held)})"
             )
-        from clinjudge.cli.common import build_judges
-        from clinjudge.cli.compare import load_run_items, print_compare_summary, print_headlines
+        from clinjudge.cli.compare import (
+            load_run_items,
+            print_compare_summary,
+            print_headlines,
+            renderers,
+        )
         from clinjudge.compare import judged_on_disk, write_compare
         from clinjudge.run_dir import run_lock
 
         # rows are rendered, not judged: offline judges of the same names read them
-        own = [o for o in command["option"] if o.partition(".")[0] in held]
-        evaluators = build_judges(
-            ",".join(held), backend="offline", prompt=None, claims="auto", option=own
-        )
+        evaluators = renderers(held, command["option"])
         data = load_run_items(command, any(e.needs_source for e in evaluators.values()))
         with run_lock(run_dir):
             judged = judged_on_disk(data, evaluators, run_dir)

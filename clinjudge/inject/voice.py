@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import re
 
+from clinjudge.grounding.transcript_facts import FINDING_KINDS
 from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.types import Edit, Perturber
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.transcript import parse_transcript
 
 #: Concept kinds that make a sentence a clinical statement (a finding, a disease, a result).
-_CLINICAL_KINDS = frozenset({"disease", "symptom", "finding", "procedure"})
+_CLINICAL_KINDS = FINDING_KINDS | {"procedure"}
 #: The attribution a Subjective sentence may open with, which the voice rewrite removes.
 _ATTRIBUTED = re.compile(
     r"^(?:the\s+patient|patient|he|she)\s+(?:reports|states|notes|endorses|describes)"

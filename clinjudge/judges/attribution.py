@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from clinjudge.grounding.transcript_facts import ConceptMention
+from clinjudge.grounding.transcript_facts import FINDING_KINDS, ConceptMention
 from clinjudge.grounding.visit_reading import VisitReading
 from clinjudge.judges.claim_reading import POLARITY_WORDS
 from clinjudge.text.normalize import content_tokens
@@ -67,9 +67,11 @@ _VOICED = re.compile(
 def finding_words(mentions: Iterable[ConceptMention]) -> frozenset[str]:
     """Content words of the clinical findings a claim asserts (symptoms, findings, diseases,
     not negated): the ``findings`` of :func:`misattributed`."""
-    kinds = {"symptom", "finding", "disease"}
     return frozenset(
-        w for m in mentions if m.kinds & kinds and not m.negated for w in content_tokens(m.surface)
+        w
+        for m in mentions
+        if m.kinds & FINDING_KINDS and not m.negated
+        for w in content_tokens(m.surface)
     )
 
 
