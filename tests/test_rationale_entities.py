@@ -9,7 +9,7 @@ import pytest
 from judge_helpers import one_verdict
 
 from clinjudge.api import make_setup
-from clinjudge.judges.severity import harm_category, subject_of
+from clinjudge.judges.harm import harm_category, subject_of
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.clauses import clause_around
 from clinjudge.text.negation import is_negated

@@ -11,7 +11,8 @@ import pytest
 from clinjudge.datasets.items import Item
 from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.judges.compare import judge_summary
-from clinjudge.judges.severity import harm_category, rate_harm, severity
+from clinjudge.judges.harm import harm_category
+from clinjudge.judges.severity import rate_harm, severity
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.types import Verdict
 
@@ -81,11 +82,6 @@ def test_the_offline_judge_reports_major_hallucinations(kb):
 @pytest.mark.parametrize(
     ("text", "section", "expected"),
     [
-        (
-            "Diane Baker is a 28-year-old female with a history of hypertension.",
-            "subjective",
-            "minor",
-        ),
         ("Follow up in 4 weeks.", "plan", "major"),  # follow-up that was never arranged
         ("He was referred to cardiology.", "plan", "major"),
         ("Follow up as needed.", "plan", "minor"),
@@ -123,3 +119,27 @@ def test_the_lexical_judges_severity_is_that_of_the_words_it_misses(kb):
     assert "only in other everyday words" in wording.rationale
     drug = by_text["She also takes metoprolol daily."]
     assert drug.tier >= 4 and drug.severity == "major" and "metoprolol" in drug.rationale
+
+
+@pytest.mark.parametrize(
+    ("rationale", "category"),
+    [
+        ("never said in the visit: 'Baker'", "demographic_social"),  # the name is the flag
+        ("never said in the visit: '28-year-old'", "demographic_social"),
+        ("the visit denies it: 'chest pain'", "history"),  # a symptom in the opening line
+        ("nothing in the visit supports this", "history"),
+    ],
+)
+def test_an_opening_line_is_filed_by_the_words_its_flag_quotes(kb, rationale, category):
+    """Issue 37, item 5: an opening line is a demographic error only when what is wrong is the
+    name or the age; its presenting complaint is the patient's history."""
+    text = "Diane Baker is a 28-year-old female who presents with chest pain."
+    verdict = rate_harm(
+        Verdict(claim_id="c", tier=4, subtype="no_basis", rationale=rationale, backend="offline"),
+        text,
+        "subjective",
+        kb,
+    )
+    assert verdict.harm_category == category
+    if category == "demographic_social":
+        assert verdict.severity == "minor"

@@ -12,7 +12,8 @@ from clinjudge.text.quantities import Quantity
 #: A boundary between two statements: a full stop or semicolon, a comma before a conjunction
 #: or a new subject, or "and"/"but" before a new subject.
 CLAUSE_BREAK = re.compile(
-    r";|\.(?=\s+[A-Z]|\s*$)"  # a full stop, not a decimal point or "p.o. b.i.d."
+    r";|\.(?=\s+[A-Z]|\s+[-–•*]\s|\s*$)"  # a full stop (before a bullet too), not a decimal
+    # point or "p.o. b.i.d."
     r"|,\s*(?:and|but|so|then|while|which|who|she|he|they|we|i|the|her|his)\b"
     r"|\b(?:and|but)\s+(?:she|he|they|we|i|the\s+(?:patient|physician|doctor))\b",
     re.I,
