@@ -276,8 +276,9 @@ def show(name: str, s: dict) -> None:
 
 
 async def main_async(args) -> None:
-    global OBJECTIVE
+    global OBJECTIVE, TARGET_PRECISION
     OBJECTIVE = args.objective
+    TARGET_PRECISION = args.target_precision[0]
     rows, units = await collect_labelled(args.data, args.labels)
     add_pair_scores(rows, args.pair_oof)
     labelled = [r for r in rows if r["label"] is not None]
@@ -289,9 +290,16 @@ async def main_async(args) -> None:
     show("rules (threshold cascade)", rules_only)
     without = [{**r, "x": without_pair(r["x"])} for r in rows]
     show("… without the pair feature", unit_agreement(rows, cross_validate(without, args.C), units))
+    for target in args.target_precision[1:]:  # the other training-precision targets, compared
+        TARGET_PRECISION = target
+        show(
+            f"… precision target {target:.2f}",
+            unit_agreement(rows, cross_validate(rows, args.C), units),
+        )
+    TARGET_PRECISION = args.target_precision[0]
     flags = cross_validate(rows, args.C)
     combined = unit_agreement(rows, flags, units)
-    show("rules + combiner (LOEO CV)", combined)
+    show(f"rules + combiner (LOEO CV, target {TARGET_PRECISION:.2f})", combined)
     if args.held_out:
         rules_h, combined_h = held_out(rows, units, args.C)
         show(f"held out: rules ({len(HELD_OUT)} enc.)", rules_h)
@@ -314,6 +322,7 @@ async def main_async(args) -> None:
         "threshold": round(threshold, 4),
         "C": args.C,
         "threshold_objective": OBJECTIVE,
+        "target_precision": TARGET_PRECISION,
         "fitted_on": {
             "labels": "ACI-Bench test3 sentence labels (GUIDE.md), CC BY 4.0",
             "encounters": sorted({r["encounter"] for r in rows}),
@@ -345,6 +354,13 @@ def main() -> None:
         default="precision",
         help="how the threshold is chosen on the training folds: the lowest reaching precision "
         f"{TARGET_PRECISION} (default), or the best κ or F1",
+    )
+    parser.add_argument(
+        "--target-precision",
+        type=lambda v: [float(x) for x in v.split(",")],
+        default=[TARGET_PRECISION],
+        help="the training precision the threshold must reach (objective precision); several, "
+        "comma-separated, are each scored by CV and the first is the one fitted (--write)",
     )
     parser.add_argument("--held-out", action="store_true", help="also score HELD_OUT alone")
     parser.add_argument(

@@ -275,8 +275,11 @@ def gate(
         "judges.inference-aware.headline.hallucination_rate" = { max = 0.10, min_n = 200 }
         bcr = { min = 0.25 }
 
-    On a run of several systems, `*` gates each one: `"systems.by_system.inference-aware.*.
-    major_rate" = { max = 0.05 }` gives a row (and a verdict) per system.
+    On a run of several systems, `*` gates each one (a row and a verdict per system):
+
+        "systems.by_system.inference-aware.*.major_rate" = { max = 0.05 }
+
+    (`safety-case` reads another gates file: its endpoints, `[gates.major_hallucination_rate]`.)
 
     Exit codes: 0 every gate passes, 1 a gate fails, 2 bad input (one line).
     """
