@@ -76,6 +76,9 @@ _FREQUENCY_WORDS = {
     "three times a day": "three times daily",
     "three times daily": "three times a day",
 }
+_FREQUENCY_REWORDED = [
+    (re.compile(rf"\b{old}\b", re.I), new) for old, new in _FREQUENCY_WORDS.items()
+]
 #: A value at the opening of an answer (the first words of the patient's turn).
 _OPENING_CHARS = 40
 
@@ -228,8 +231,8 @@ def find_superseded(src: NoteMaterial) -> list[Edit]:
 
 
 def _reworded_value(q: Quantity) -> tuple[int, int, str] | None:
-    for old, new in _FREQUENCY_WORDS.items():
-        m = re.search(rf"\b{old}\b", q.text, re.I)
+    for rx, new in _FREQUENCY_REWORDED:
+        m = rx.search(q.text)
         if m:
             return m.start(), m.end(), match_case(m.group(), new)
     if q.kind == "duration":

@@ -188,7 +188,7 @@ def find_time_shifts(src: NoteMaterial) -> list[Edit]:
     return edits
 
 
-_NUMBER = re.compile(r"(?P<n>\d+|[a-z]+)(?=\s+(?:hour|day|week|month|year)s?\b)", re.I)
+_NUMBER = re.compile(r"\b(?P<n>\d+|[a-z]+)\b(?=\s+(?:hour|day|week|month|year)s?\b)", re.I)
 
 
 def respelled_number(text: str) -> tuple[int, int, str] | None:
