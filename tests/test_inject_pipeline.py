@@ -33,7 +33,7 @@ def kb() -> KnowledgeBase:
 def _item(encounter_id: str) -> Item:
     folder = next(
         f
-        for f in ("inject", "inject_values", "inject_dx")
+        for f in ("inject", "inject_values", "inject_dx", "inject_time")
         if (FIXTURES.parent / f / f"aci_{encounter_id}_note.txt").is_file()
     )
     note, dialogue = read_encounter(folder, encounter_id)
@@ -97,6 +97,11 @@ APPLIES_TO = {
     "wrong_diagnosis": ("D2N009", "D2N001"),
     "evidence_fabrication": ("D2N009", "D2N079"),
     "omission": ("D2N018",),
+    **{
+        t: ("T001",)  # hand-written (fixtures/inject_time/PROVENANCE.md)
+        for t in ("time_shift", "time_rewording", "superseded", "correction_rewording")
+        + ("declined_plan", "plan_rewording")
+    },
 }
 
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 from clinjudge.inject import PERTURBERS
 from clinjudge.inject.certainty import hedge_removal
 from clinjudge.inject.citations import fabricated_citation
+from clinjudge.inject.declined import declined_plan, plan_rewording
 from clinjudge.inject.diagnoses import diagnosis_swap
 from clinjudge.inject.fabrication import fabricated_history
 from clinjudge.inject.omission import critical_omission
+from clinjudge.inject.superseded import correction_rewording, superseded_statement
 from clinjudge.inject.swaps import drug_swap, duration_change
+from clinjudge.inject.time_shift import time_rewording, time_shift
 from clinjudge.inject.types import Perturber
 from clinjudge.inject.values import value_change
 from clinjudge.inject.voice import attribution_swap, voice_rewrite
@@ -34,6 +37,12 @@ INJECTORS: dict[str, Perturber] = {
             critical_omission,
             attribution_swap,
             voice_rewrite,
+            time_shift,
+            time_rewording,
+            superseded_statement,
+            correction_rewording,
+            declined_plan,
+            plan_rewording,
         )
     },
 }

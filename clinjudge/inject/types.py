@@ -174,7 +174,7 @@ _VOWEL_LETTER_NAMES = frozenset("AEFHILMNORSX")
 #: Word starts spelled with a vowel but spoken with a consonant ("a urinary", "a one-time").
 _CONSONANT_SOUND = ("uni", "use", "usu", "uri", "ure", "uro", "uti", "ute", "eu", "one")
 #: Word starts spelled with a consonant but spoken with a vowel ("an hour").
-_VOWEL_SOUND = ("hour", "honest", "heir")
+_VOWEL_SOUND = ("hour", "honest", "heir", "x-")
 
 
 def indefinite_article(phrase: str) -> str:
