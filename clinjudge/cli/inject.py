@@ -26,6 +26,7 @@ from clinjudge.cli.common import (
 )
 from clinjudge.cli.progress import progress_bars
 from clinjudge.cli.stopping import stopped_keeps
+from clinjudge.inject.taxonomy import error_types, rewrite_types
 
 
 def inject(
@@ -46,12 +47,10 @@ def inject(
     types: Annotated[
         str,
         typer.Option(
-            help="Comma list of type ids, or all / errors / rewrites. Errors: dosage, "
-            "wrong_drug, contraindicated_treatment, wrong_diagnosis, additional_diagnosis, "
-            "omission, threshold_value, laterality_anatomy, timing_duration, "
-            "evidence_fabrication, overconfidence, negation_flip, causal_organism. Rewrites "
-            "(a good judge must not flag them): trade_generic, lay_to_clinical, abbreviation, "
-            "paraphrase. Offline, a group means its types that have an offline injector."
+            help="Comma list of type ids, or all / errors / rewrites. Errors: "
+            f"{', '.join(error_types())}. Rewrites (a good judge must not flag them): "
+            f"{', '.join(rewrite_types())}. Offline, a group means its types that have an "
+            "offline injector."
         ),
     ] = "all",
     backend: Annotated[
