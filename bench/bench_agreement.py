@@ -310,10 +310,14 @@ async def main_async(args) -> None:
             setup = make_setup(
                 name, args.backend, knowledge=kb, protocol=args.protocol, cache=cache
             )
-        if args.attribution and setup.provenance.backend == "offline":
+        changed = args.attribution or args.combiner_threshold is not None
+        if changed and setup.provenance.backend == "offline" and name != "lexical":
             from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
 
-            setup.verifier = OfflineVerifier(name, kb, OfflineConfig(attribution=True))
+            config = OfflineConfig(
+                attribution=args.attribution, combiner_threshold=args.combiner_threshold
+            )
+            setup.verifier = OfflineVerifier(name, kb, config)
             setup.provenance.verifier = setup.verifier.fingerprint()
         if setup.provenance.backend == "offline":  # warm the embedding model and caches
             first = next(iter(notes.values()))
@@ -428,6 +432,12 @@ def main() -> None:
         "--attribution",
         action="store_true",
         help="offline: turn the attribution rule on (inference-aware.attribution=true)",
+    )
+    parser.add_argument(
+        "--combiner-threshold",
+        type=float,
+        default=None,
+        help="offline: the combiner's flagging threshold (inference-aware.combiner_threshold)",
     )
     parser.add_argument(
         "--json", type=Path, default=None, help="write the summaries as JSON to this file"

@@ -107,3 +107,11 @@ def test_a_broken_taxonomy_file_names_its_problem():
         parse_taxonomy(good + "mechanical = true\ninjectors = []\n")
     with pytest.raises(TaxonomyError, match="limits"):
         parse_taxonomy(good.replace("destroy = 1", "destroy = -1") + "mechanical = false\n")
+
+
+def test_inject_help_lists_every_type_of_the_taxonomy():
+    from clinjudge.cli.inject import ERROR_TYPES, REWRITE_TYPES
+    from clinjudge.inject.taxonomy import error_types, rewrite_types
+
+    assert ERROR_TYPES.split(", ") == list(error_types())
+    assert REWRITE_TYPES.split(", ") == list(rewrite_types())

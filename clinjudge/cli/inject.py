@@ -26,7 +26,24 @@ from clinjudge.cli.common import (
 )
 from clinjudge.cli.progress import progress_bars
 from clinjudge.cli.stopping import stopped_keeps
-from clinjudge.inject.taxonomy import error_types, rewrite_types
+
+#: The taxonomy's types as --help lists them (written out: reading the taxonomy would load the
+#: injection package with the command line; tests/test_inject_taxonomy.py keeps them in step).
+ERROR_TYPES = (
+    "dosage, wrong_drug, contraindicated_treatment, wrong_diagnosis, additional_diagnosis, "
+    "omission, threshold_value, laterality_anatomy, timing_duration, evidence_fabrication, "
+    "overconfidence, negation_flip, causal_organism, attribution, time_shift, superseded, "
+    "declined_plan"
+)
+REWRITE_TYPES = (
+    "trade_generic, lay_to_clinical, abbreviation, paraphrase, voice, time_rewording, "
+    "correction_rewording, plan_rewording"
+)
+TYPES_HELP = (
+    f"Comma list of type ids, or all / errors / rewrites. Errors: {ERROR_TYPES}. Rewrites (a "
+    f"good judge must not flag them): {REWRITE_TYPES}. Offline, a group means its types that "
+    "have an offline injector."
+)
 
 
 def inject(
@@ -46,12 +63,7 @@ def inject(
     ],
     types: Annotated[
         str,
-        typer.Option(
-            help="Comma list of type ids, or all / errors / rewrites. Errors: "
-            f"{', '.join(error_types())}. Rewrites (a good judge must not flag them): "
-            f"{', '.join(rewrite_types())}. Offline, a group means its types that have an "
-            "offline injector."
-        ),
+        typer.Option(help=TYPES_HELP),
     ] = "all",
     backend: Annotated[
         str,

@@ -163,9 +163,11 @@ class SoapEvaluator:
 
 
 #: ``--option`` keys of the SOAP judges: how claims are cut (``claims``: auto, split, llm), how
-#: the LLM backend asks (``protocol``: batch, claim), claims per call (``batch_size``), and the
-#: offline judge's attribution rule (``attribution``: true/false; off by default, issue 36).
-SOAP_OPTIONS = ("claims", "protocol", "batch_size", "attribution")
+#: the LLM backend asks (``protocol``: batch, claim), claims per call (``batch_size``), the
+#: offline judge's attribution rule (``attribution``: true/false; off by default, issue 36) and
+#: its combiner's flagging threshold (``combiner_threshold``: a number in (0, 1); higher flags
+#: less and more precisely).
+SOAP_OPTIONS = ("claims", "protocol", "batch_size", "attribution", "combiner_threshold")
 
 
 def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
@@ -179,6 +181,15 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
     attribution = {"true": True, "false": False}.get(str(given).lower(), given)
     if not isinstance(attribution, bool):
         raise ConfigError(f"{name}.attribution must be true or false, got {given!r}")
+    threshold = opts.get("combiner_threshold")
+    if threshold is not None and (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not 0 < threshold < 1
+    ):
+        raise ConfigError(
+            f"{name}.combiner_threshold must be a number between 0 and 1, got {threshold!r}"
+        )
     batch_size = opts.get("batch_size", 8)
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"{name}.batch_size must be a whole number ≥ 1, got {batch_size!r}")
@@ -194,7 +205,11 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
         cache=options.cache,
         claims=str(options.options.get("claims", "auto")),
         protocol=str(opts.get("protocol", "batch")),
-        offline=OfflineConfig(dense=mode != "lexical", attribution=attribution),
+        offline=OfflineConfig(
+            dense=mode != "lexical",
+            attribution=attribution,
+            combiner_threshold=None if threshold is None else float(threshold),
+        ),
     )
     if setup.caller is not None:
         per_call = 1 if setup.provenance.verifier.get("protocol") == "claim" else batch_size

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -57,6 +56,7 @@ from clinjudge.judges.combiner import (
 )
 from clinjudge.judges.denials import denial_answered_yes
 from clinjudge.judges.knowledge_support import KnowledgeSupport
+from clinjudge.judges.offline_config import OfflineConfig
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.judges.pair_model import PairScoreMemo, default_pair_memo, pair_text
 from clinjudge.judges.severity import lexical_reason, rate_harm
@@ -77,38 +77,6 @@ _BOILERPLATE = re.compile(
     r"(?:submitted|sent)|return (?:precautions|if)|follow[- ]up as needed)",
     re.I,
 )
-
-
-@dataclass(frozen=True)
-class OfflineConfig:
-    """Thresholds of the offline rules (tuned on ACI-Bench train+valid with bench/)."""
-
-    top_k: int = 5
-    lexical_coverage: float = 0.8
-    #: The lexical mode's bar for "explicitly stated" (strict grounding, SPEC §1 stage 1): set
-    #: on the sentence labels for a recall of errors ≥ 0.8 (0.72 at 0.8, 0.83 at 0.9).
-    strict_coverage: float = 0.9
-    knowledge_coverage: float = 0.8
-    paraphrase_cosine: float = 0.72
-    paraphrase_coverage: float = 0.5
-    inference_cosine: float = 0.4
-    inference_coverage: float = 0.34
-    semantic_cosine: float = 0.6
-    summary_min_coverage: float = 0.6
-    summary_min_cosine: float = 0.25
-    summary_coverage: float = 0.8
-    summary_cosine: float = 0.35
-    note_fact_coverage: float = 0.7
-    #: Distinct affirmed findings a diagnosis must have (``has_symptom``) to be inferred from the
-    #: symptom picture; one other relation (``is_a`` …) to an affirmed condition is enough.
-    min_findings: int = 2
-    dense: bool = True
-    #: Weigh the measurements of every claim no hard rule decided with the packaged combiner
-    #: (inference-aware mode; :mod:`.combiner`) instead of the threshold cascade alone.
-    combiner: bool = True
-    #: The attribution rule (:mod:`.attribution`; issue 36): off, as on the sealed encounters
-    #: it added 2 false tier-5 flags and no true one (open: 9 true of 10).
-    attribution: bool = False
 
 
 class OfflineVerifier:
@@ -176,7 +144,11 @@ class OfflineVerifier:
     def _combiner(self) -> Combiner | None:
         if self.mode == "lexical" or not self.config.combiner:
             return None
-        return default_combiner()
+        packaged = default_combiner()
+        threshold = self.config.combiner_threshold
+        if packaged is None or threshold is None:
+            return packaged
+        return dataclasses.replace(packaged, threshold=threshold)
 
     @property
     def _pair_memo(self) -> PairScoreMemo | None:
