@@ -32,6 +32,7 @@ from clinjudge.cli.common import (
     warn_if_not_english,
     warn_skipped,
 )
+from clinjudge.cli.cost import PriceCachedOpt, PriceInOpt, PriceOutOpt, print_cost, run_prices
 from clinjudge.cli.executor import (
     ExecutorOpt,
     RayAddressOpt,
@@ -117,6 +118,9 @@ def compare(
             "every note), metric, value, ci95_low, ci95_high, n, n_notes.",
         ),
     ] = "table",
+    price_in: PriceInOpt = None,
+    price_out: PriceOutOpt = None,
+    price_cached: PriceCachedOpt = None,
 ) -> None:
     """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
 
@@ -135,6 +139,7 @@ def compare(
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         check_choice(output_format, ("table", "tsv", "json"), "--format")
         check_executor(executor, ray_address, workers, backend)
+        prices = run_prices(price_in, price_out, price_cached)
         from clinjudge.datasets.loader import resolve_source
 
         _, found = resolve_source(dataset)  # a wrong path is one line before the judges load
@@ -191,6 +196,7 @@ def compare(
                 retry_failed=retry_failed,
                 command=command,
                 kept=kept,
+                prices=prices,
             )
     dead = all_calls_failed(result.report, evaluators)
     if dead:  # one line: a table of judges that judged nothing says nothing more
@@ -327,6 +333,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                 f"(95% CI {lo:+.1%} to {hi:+.1%}, {pair['n_notes']} notes); "
                 f"{len(report['flips'])} claims flip between judges"
             )
+    print_cost(report)
     print_run_failures(report)
     stdout.print("wrote " + ", ".join(str(f) for f in files))
 
