@@ -192,6 +192,12 @@ class StructuredCaller:
             schema=output,
         )
 
+    def rendered(self, prompt: Prompt, variables: dict[str, Any], wire_schema: dict) -> str:
+        """The text :meth:`call` sends first for these arguments, in the endpoint's current
+        dialect (the schema appended where the server cannot take it as a response format) --
+        for an estimate before a run; nothing is sent."""
+        return prompt.render(**variables) + prompt_suffix(self.output_mode, wire_schema)
+
     async def call(
         self,
         prompt: Prompt,

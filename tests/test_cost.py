@@ -161,3 +161,53 @@ def test_money_prices_cached_tokens_at_the_input_price_unless_given():
     assert totals["items"] == 2 and totals["items_without_cost"] == 1
     assert Prices(2.0, 8.0).usd(totals) == pytest.approx(6.0 + 4.0)
     assert Prices(2.0, 8.0, 0.5).usd(totals) == pytest.approx(4.0 + 0.5 + 4.0)
+
+
+def test_a_dry_run_foresees_the_calls_of_a_run_and_writes_nothing(
+    dataset, tmp_path, openai_stub, monkeypatch
+):
+    use_stub(monkeypatch, openai_stub, tmp_path)
+    out = tmp_path / "planned"
+    args = ("compare", dataset, "--systems", "careful,careless", "--out", out, "--backend", "llm")
+    args += ("--judges", "lexical,cef")
+    dry = run(*args, "--dry-run", "--price-in", "2", "--price-out", "8")
+    assert dry.exit_code == 0, dry.output
+    assert openai_stub.requests == [] and not out.exists()  # nothing sent, nothing written
+    assert "approximation: characters / 4" in dry.output
+    assert "Completion tokens are not estimated" in dry.output
+    assert "cef: not estimated" in dry.output and "USD" in dry.output
+    planned = int(re.search(r"│ lexical\s+│\s+4 │\s+(\d+) │", dry.output).group(1))
+
+    ran = run(*args[:-2], "--judges", "lexical")
+    assert ran.exit_code == 0, ran.output
+    assert len(openai_stub.requests) == planned  # every reply was good: no re-ask
+    again = run(*args[:-2], "--judges", "lexical", "--dry-run")
+    assert again.exit_code == 0, again.output
+    assert re.search(r"│ lexical\s+│\s+0 │\s+0 │", again.output)  # all judged already
+    assert "4 items already judged" in again.output
+
+
+def test_a_dry_run_on_the_offline_backend_sends_nothing(dataset, tmp_path):
+    out = tmp_path / "offline-plan"
+    result = run("compare", dataset, "--systems", "careful,careless", "--out", out,
+                 "--backend", "offline", "--dry-run")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "offline: no model call" in result.output and not out.exists()
+
+
+def test_tokens_are_counted_with_the_models_tokenizer_when_known(monkeypatch):
+    import tiktoken
+
+    from clinjudge.token_count import token_counter
+
+    class Words:
+        def encode(self, text, disallowed_special=()):
+            return text.split()
+
+    monkeypatch.setattr(tiktoken, "get_encoding", lambda name: Words())
+    counter = token_counter("gpt-4o")
+    assert counter.exact and "o200k_base" in counter.method
+    assert counter.count("three short words") == 3
+    guess = token_counter("my-local-model")
+    assert not guess.exact and "approximation" in guess.method
+    assert guess.count("x" * 9) == 3

@@ -4,6 +4,8 @@ the console summary (:mod:`clinjudge.report.cost_table`)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -68,3 +70,72 @@ def print_cost(report: dict) -> None:
         table.add_row(*row)
     stdout.print(table)
     stdout.print(cost_note(cost), highlight=False)
+
+
+DryRunOpt = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Estimate instead of judging: build the prompts the run would send (no model is "
+        "called, nothing is written), count their tokens with the model's tokenizer when "
+        "known, else ~characters/4 (said so), and print calls and prompt tokens per judge, "
+        "with money when priced.",
+    ),
+]
+
+
+def dry_run_backend(backend: str, gguf: Path | None) -> str:
+    """The backend a dry run builds its judges on: ``--backend local`` would start a model
+    server, so its judges are built as ``llm`` judges of the GGUF's name that are never
+    called (the URL is not contacted)."""
+    if backend != "local":
+        return backend
+    if gguf is None:
+        from clinjudge.errors import ConfigError
+
+        raise ConfigError("backend local needs a model file: --gguf FILE (or CLINJUDGE_GGUF)")
+    os.environ.setdefault("CLINJUDGE_MODEL", gguf.stem)
+    os.environ.setdefault("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # never contacted
+    return "llm"
+
+
+def print_dry_run(data, evaluators: dict, out: Path, prices, gguf: Path | None) -> None:
+    """The estimate of a compare run (:func:`clinjudge.estimate.estimate_run`) as a table;
+    ``gguf``: the model file of ``--backend local``, whose tokenizer counts and whose server
+    (llama-cpp-python) reads the reply's schema in the prompt, so it is counted there."""
+    from rich.table import Table
+
+    from clinjudge.estimate import estimate_run
+    from clinjudge.llm_dialects import ENDPOINTS
+    from clinjudge.report.cost_table import usd
+    from clinjudge.token_count import token_counter
+
+    models = [p.get("model") for e in evaluators.values() if (p := e.provenance()).get("model")]
+    if gguf:
+        for judge in evaluators.values():
+            caller = getattr(getattr(judge, "setup", judge), "caller", None)
+            if caller is not None:
+                ENDPOINTS.refused(caller.endpoint, "json_schema")
+    counter = token_counter(models[0] if models else None, gguf or None)
+    found = estimate_run(data, evaluators, counter, out_dir=out, prices=prices)
+    n = len(data.items)
+    title = f"dry run over {n} item{'s' * (n != 1)}: nothing sent"
+    table = Table(title=title, header_style="bold")
+    for column in ("judge", "items", "calls", "prompt tokens", *(("USD",) if prices else ())):
+        table.add_column(column, justify="left" if column == "judge" else "right")
+    for name, e in [*found["judges"].items(), ("total", found["total"])]:
+        if e["calls"] is None:
+            table.add_row(name, str(e["items"]), "n/a", "n/a", *(("n/a",) if prices else ()))
+            continue
+        cells = [str(e.get("items", "")), f"{e['calls']:,}", f"{e['prompt_tokens']:,}"]
+        table.add_row(name, *cells, *((usd(e["usd"]),) if prices else ()))
+    stdout.print(table)
+    for name, e in found["judges"].items():
+        if e.get("note"):
+            stdout.print(f"{name}: {e['note']}", highlight=False)
+    said = "prompt tokens at the input price, none assumed cached; " if prices else ""
+    stdout.print(
+        f"Tokens counted with {found['tokenizer']}. Completion tokens are not estimated (they "
+        f"depend on the replies); {said}nothing was sent and nothing written.",
+        highlight=False,
+    )
