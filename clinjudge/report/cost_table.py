@@ -34,7 +34,7 @@ def cost_rows(cost: dict[str, Any] | None) -> list[list[str]]:
         for system, per in (cost.get("systems") or {}).get(name, {}).items():
             rows.append(_row(name, system, per))
     if len(cost["judges"]) > 1:
-        rows.append(_row("total", "all", cost["total"]))
+        rows.append(["total", "all", "", *_row("", "", cost["total"])[3:]])
     return rows
 
 
