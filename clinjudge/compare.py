@@ -22,6 +22,7 @@ from clinjudge.datasets.items import Dataset
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.files import atomic_write, dump_line
 from clinjudge.judges.compare import paired_rates, verdict_flips
+from clinjudge.llm_usage import Prices, cost_report
 from clinjudge.report import write_compare_report
 from clinjudge.report.claims_csv import write_claims_csv
 from clinjudge.report.flagged_claims import flagged_claims
@@ -59,12 +60,13 @@ async def run_compare(
     retry_failed: bool = True,
     command: dict | None = None,
     kept: dict[str, Evaluator] | None = None,
+    prices: Prices | None = None,
 ) -> CompareResult:
     """Run every judge over the dataset (resumably, :func:`clinjudge.run_dir.run_judges`) and
     write the report files. ``command`` (how to load the dataset and build the judges) is kept
     in the run's manifest for ``clinjudge report``. ``kept``: judges the run already holds that
     this command does not name — their rows are reported as they are, not judged (a run's
-    reports cover every judge it holds)."""
+    reports cover every judge it holds). ``prices`` turn the run's tokens into money."""
     with run_lock(out_dir):
         runs = await judge_dataset(
             dataset,
@@ -87,7 +89,7 @@ async def run_compare(
             every = {**kept, **judges}
             recorded = [n for n in RunDir(out_dir).recorded().get("judges", {}) if n in every]
             judges = {n: every[n] for n in [*recorded, *(n for n in every if n not in recorded)]}
-        return write_compare(dataset, judges, judged, out_dir)
+        return write_compare(dataset, judges, judged, out_dir, prices=prices)
 
 
 def _with_kept(judged: Judged, on_disk: Judged, kept: dict[str, Evaluator]) -> Judged:
@@ -103,11 +105,18 @@ def _with_kept(judged: Judged, on_disk: Judged, kept: dict[str, Evaluator]) -> J
 
 
 def write_compare(
-    dataset: Dataset, judges: dict[str, Evaluator], judged: Judged, out_dir: Path
+    dataset: Dataset,
+    judges: dict[str, Evaluator],
+    judged: Judged,
+    out_dir: Path,
+    *,
+    prices: Prices | None = None,
 ) -> CompareResult:
     """``report.json``, ``report.md``, ``verdicts.jsonl``, the plots and ``report.html`` of
-    ``judged`` (the judges render rows; they make no call here)."""
+    ``judged`` (the judges render rows; they make no call here); ``cost`` sums the rows' own
+    costs (resumed rows included), in money when there are ``prices``."""
     rows = judged.rows
+    system_of = {i.id: str(i.meta["system"]) for i in dataset.items if "system" in i.meta}
     report = {
         "dataset": dataset.name,
         "n_items": len(dataset.items),
@@ -117,6 +126,7 @@ def write_compare(
         "items_to_retry": judged.to_retry,
         "failures": {n: f for n, j in judges.items() if (f := failure_summary(j, rows[n]))},
         "usage": judged.usage,
+        "cost": cost_report(rows, system_of, prices),
         "provenance": {
             "package_version": __version__,
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -169,8 +179,8 @@ def judged_on_disk(dataset: Dataset, judges: dict[str, Evaluator], out_dir: Path
 
 def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> dict:
     """``judges`` (each judge's summary), ``per_item`` (each item's scores under every judge
-    that has a row for it), and, between SOAP judges, ``paired`` rate differences and claim
-    ``flips``."""
+    that has a row for it, and its ``cost`` per judge), and, between SOAP judges, ``paired``
+    rate differences and claim ``flips``."""
     by_id = {name: {row["id"]: row for row in judge_rows} for name, judge_rows in rows.items()}
     ids = list(dict.fromkeys(row["id"] for judge_rows in rows.values() for row in judge_rows))
     per_item = []
@@ -179,6 +189,8 @@ def compare_rows(judges: dict[str, Evaluator], rows: dict[str, list[dict]]) -> d
         for name, judge in judges.items():
             if (row := by_id[name].get(item_id)) is not None:
                 entry[name] = judge.item_scores(row)
+                if row.get("cost") is not None:
+                    entry.setdefault("cost", {})[name] = row["cost"]
         per_item.append(entry)
     soap_runs = {
         name: [judge.report(row) for row in rows[name]]  # type: ignore[attr-defined]

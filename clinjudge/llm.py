@@ -17,7 +17,7 @@ import logging
 import weakref
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import openai
@@ -37,6 +37,7 @@ from clinjudge.llm_dialects import (
 from clinjudge.llm_endpoints import call_gate, split_urls
 from clinjudge.llm_replies import describe_exception, parse_tolerant
 from clinjudge.llm_settings import NO_KEY, LLMSettings, make_chat_model
+from clinjudge.llm_usage import Usage
 from clinjudge.prompts import Prompt
 from clinjudge.types import CallError, ParseFailure
 
@@ -60,37 +61,6 @@ REASK = (
     "Your previous reply could not be used ({error}). Reply again with only one JSON object that "
     "matches this JSON schema -- no prose, no code fence, no reasoning:\n{schema}"
 )
-
-
-@dataclass
-class Usage:
-    """Counters of one :class:`StructuredCaller`.
-
-    ``calls`` counts model invocations actually sent (re-asks included, cache hits excluded); the
-    openai SDK's own transport retries happen below it and are not visible here. Tokens come from
-    ``AIMessage.usage_metadata`` of every reply received. ``output_modes``: replies received per
-    dialect of asking for JSON (:mod:`clinjudge.llm_dialects`), the record of how the server
-    was asked.
-    """
-
-    calls: int = 0
-    cache_hits: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    parse_failures: int = 0
-    errors: int = 0
-    output_modes: dict[str, int] = field(default_factory=dict)
-
-    def add_tokens(self, message: BaseMessage) -> None:
-        meta = getattr(message, "usage_metadata", None) or {}
-        self.input_tokens += int(meta.get("input_tokens", 0) or 0)
-        self.output_tokens += int(meta.get("output_tokens", 0) or 0)
-
-    def replied(self, mode: OutputMode) -> None:
-        self.output_modes[mode] = self.output_modes.get(mode, 0) + 1
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 # --------------------------------------------------------------------------- the caller
@@ -222,6 +192,12 @@ class StructuredCaller:
             schema=output,
         )
 
+    def rendered(self, prompt: Prompt, variables: dict[str, Any], wire_schema: dict) -> str:
+        """The text :meth:`call` sends first for these arguments, in the endpoint's current
+        dialect (the schema appended where the server cannot take it as a response format) --
+        for an estimate before a run; nothing is sent."""
+        return prompt.render(**variables) + prompt_suffix(self.output_mode, wire_schema)
+
     async def call(
         self,
         prompt: Prompt,
@@ -246,7 +222,7 @@ class StructuredCaller:
             except ValidationError:
                 log.warning("stale cache entry %s ignored", ckey[:12])
             else:
-                self.usage.cache_hits += 1
+                self.usage.count(cache_hits=1)
                 return cached
 
         messages: list[BaseMessage] = [HumanMessage(rendered)]
@@ -258,11 +234,11 @@ class StructuredCaller:
                 reask = REASK.format(error=first.error, schema=json.dumps(json_schema))
                 final = await self._attempt([*history, HumanMessage(reask)], schema, json_schema)
         except Exception as exc:  # transport errors after SDK retries; never raise out of call
-            self.usage.errors += 1
+            self.usage.count(errors=1)
             return CallError(claim_id=key, reason=describe_exception(exc))
 
         if final.parsed is None:
-            self.usage.parse_failures += 1
+            self.usage.count(parse_failures=1)
             return ParseFailure(
                 claim_id=key,
                 reason=f"first reply: {first.error}; after re-ask: {final.error}",
@@ -295,19 +271,19 @@ class StructuredCaller:
         if self.cache is not None:
             hit = self.cache.get(ckey)
             if isinstance(hit, dict) and isinstance(hit.get("raw"), str):
-                self.usage.cache_hits += 1
+                self.usage.count(cache_hits=1)
                 return hit["raw"]
         try:
-            self.usage.calls += 1
+            self.usage.count(calls=1)
             async with self._lease() as replica:
                 message = await self.model_for(replica).ainvoke([HumanMessage(rendered)])
         except Exception as exc:  # transport failure after SDK retries: recorded, not raised
-            self.usage.errors += 1
+            self.usage.count(errors=1)
             return CallError(claim_id=key, reason=describe_exception(exc))
         self.usage.add_tokens(message)
         raw = message.text if isinstance(message, BaseMessage) else str(message)
         if not accept(raw):
-            self.usage.parse_failures += 1
+            self.usage.count(parse_failures=1)
         elif self.cache is not None:
             self.cache.put(ckey, {"raw": raw}, model_id=self.model_id, prompt_sha256=prompt.sha256)
         return raw
@@ -354,7 +330,7 @@ class StructuredCaller:
         try:
             async with self._lease() as replica:
                 runnable = self._runnable(self.model_for(replica), mode, json_schema)
-                self.usage.calls += 1  # a dialect the model lacks raised: no call sent
+                self.usage.count(calls=1)  # a dialect the model lacks raised: no call sent
                 out = await runnable.ainvoke(messages)
         except openai.LengthFinishReasonError as exc:  # cut off at max_tokens: a bad reply
             choices = exc.completion.choices if exc.completion else []

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from clinjudge.datasets.items import Item
 from clinjudge.files import atomic_write, dump_line, read_jsonl
+from clinjudge.llm_usage import with_cost
 
 RECURSION_LIMIT = 50
 T = TypeVar("T")
@@ -182,14 +183,20 @@ async def run_evaluator(
 ) -> RunResult:
     """Run an :class:`~clinjudge.evaluators.base.Evaluator` over items, resumably: rows are
     keyed by ``id``; a row marked ``"retry"`` (a failed call or an unreadable reply lost part
-    of it) is reported and run again next time, unless ``retry_failed`` is off."""
+    of it) is reported and run again next time, unless ``retry_failed`` is off. Each row
+    carries its ``cost`` (:func:`clinjudge.llm_usage.with_cost`: calls, tokens, seconds), so a
+    resumed run keeps what its items cost."""
     done = {
         k: row
         for k, row in read_completed(out_path, key="id").items()
         if not (retry_failed and row.get("retry"))
     }
+
+    async def evaluate(item: Item) -> dict:
+        return await with_cost(lambda: evaluator.evaluate(item))
+
     return await run_each(
-        evaluator.evaluate,
+        evaluate,
         items,
         key=lambda item: item.id,
         out_path=out_path,

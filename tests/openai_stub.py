@@ -4,7 +4,8 @@ Serves ``POST /v1/chat/completions`` and ``GET /v1/models`` from a background th
 (stdlib ``ThreadingHTTPServer``). What it answers is scripted by a function
 ``reply(request_json) -> Action``:
 
-- ``Reply(content)`` or a plain ``str``: a ``chat.completion`` with ``usage``;
+- ``Reply(content)`` or a plain ``str``: a ``chat.completion`` with ``usage`` (cached prompt
+  tokens too when ``cached_tokens`` is set);
 - ``HttpError(status)``: an OpenAI-style error body (``rate_limited()`` gives a 429 with
   ``retry-after: 0``);
 - ``Delay(seconds, then)``: sleep, then answer ``then`` (for client timeouts).
@@ -30,6 +31,8 @@ class Reply:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     finish_reason: str = "stop"
+    #: Reported as OpenAI does (``usage.prompt_tokens_details.cached_tokens``) when set.
+    cached_tokens: int | None = None
 
 
 @dataclass
@@ -154,6 +157,13 @@ class OpenAIStub:
             return HttpError(500, f"script error: {exc!r}")
 
     def completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        usage: dict[str, Any] = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        }
+        if reply.cached_tokens is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
         return {
             "id": f"chatcmpl-stub-{next(self._ids)}",
             "object": "chat.completion",
@@ -167,11 +177,7 @@ class OpenAIStub:
                     "logprobs": None,
                 }
             ],
-            "usage": {
-                "prompt_tokens": reply.prompt_tokens,
-                "completion_tokens": reply.completion_tokens,
-                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-            },
+            "usage": usage,
         }
 
 

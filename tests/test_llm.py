@@ -83,6 +83,7 @@ async def test_valid_json_is_parsed_with_schema_first(openai_stub: OpenAIStub) -
         "calls": 1,
         "cache_hits": 0,
         "input_tokens": 10,
+        "cached_input_tokens": 0,
         "output_tokens": 5,
         "parse_failures": 0,
         "errors": 0,
@@ -323,6 +324,7 @@ async def test_usage_adds_up_over_a_mixed_run(openai_stub: OpenAIStub, tmp_path:
         "calls": 2 + 2 + 1,  # ok, ok2; bad + re-ask; err
         "cache_hits": 1,
         "input_tokens": 20 + 20 + 3 + 3,
+        "cached_input_tokens": 0,
         "output_tokens": 7 + 7 + 1 + 1,
         "parse_failures": 1,
         "errors": 1,

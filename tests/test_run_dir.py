@@ -65,7 +65,9 @@ def test_the_first_cutters_claims_reach_the_other_cutters_only(tmp_path):
         runs["first"].by_id()["a"]["claims"],
         runs["first"].by_id()["b"]["claims"],
     ]
-    assert runs["scorer"].by_id()["a"] == {"id": "a", "length": 9}
+    scored = runs["scorer"].by_id()["a"]
+    assert {k: v for k, v in scored.items() if k != "cost"} == {"id": "a", "length": 9}
+    assert scored["cost"]["calls"] == 0  # every row carries its cost, offline too
     assert (tmp_path / "out" / "runs" / "second.jsonl").exists()
 
 

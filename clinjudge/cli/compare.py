@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from clinjudge.cli import cost as costs
 from clinjudge.cli.common import (
     BACKENDS,
     BackendOpt,
@@ -117,6 +118,10 @@ def compare(
             "every note), metric, value, ci95_low, ci95_high, n, n_notes.",
         ),
     ] = "table",
+    price_in: costs.PriceInOpt = None,
+    price_out: costs.PriceOutOpt = None,
+    price_cached: costs.PriceCachedOpt = None,
+    dry_run: costs.DryRunOpt = False,
 ) -> None:
     """Run several judges over a dataset; write report.json, report.md, verdicts.jsonl, plots.
 
@@ -135,6 +140,7 @@ def compare(
         check_choice(claims, ("auto", "split", "llm"), "--claims")
         check_choice(output_format, ("table", "tsv", "json"), "--format")
         check_executor(executor, ray_address, workers, backend)
+        prices = costs.run_prices(price_in, price_out, price_cached)
         from clinjudge.datasets.loader import resolve_source
 
         _, found = resolve_source(dataset)  # a wrong path is one line before the judges load
@@ -142,7 +148,10 @@ def compare(
         from clinjudge.redact import without_credentials
         from clinjudge.run_dir import run_lock
 
-        held.enter_context(run_lock(out))  # a second writer is told at once, not after loading
+        if dry_run:  # nothing judged, nothing written; a local model is not started
+            local, backend = backend == "local", costs.dry_run_backend(backend, gguf)
+        else:  # a second writer is told at once, not after loading
+            held.enter_context(run_lock(out))
 
         command = {
             "dataset": str(found.resolve()) if Path(dataset).exists() else dataset,
@@ -167,6 +176,8 @@ def compare(
         # the dataset is read and checked before the judges load (a bad column: one line, fast)
         data = load_run_items(command, sources_needed(spec.judges))
         evaluators = spec.build(paths)
+        if dry_run:
+            return costs.print_dry_run(data, evaluators, out, prices, local and gguf)
         kept = kept_judges(out, evaluators)
         warn_skipped(data)
         warn_if_not_english({f"item {i.id}": i.note for i in data.items})
@@ -191,6 +202,7 @@ def compare(
                 retry_failed=retry_failed,
                 command=command,
                 kept=kept,
+                prices=prices,
             )
     dead = all_calls_failed(result.report, evaluators)
     if dead:  # one line: a table of judges that judged nothing says nothing more
@@ -327,6 +339,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
                 f"(95% CI {lo:+.1%} to {hi:+.1%}, {pair['n_notes']} notes); "
                 f"{len(report['flips'])} claims flip between judges"
             )
+    costs.print_cost(report)
     print_run_failures(report)
     stdout.print("wrote " + ", ".join(str(f) for f in files))
 

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from clinjudge.cli.common import check_choice, one_line_errors, stdout
+from clinjudge.cli.cost import PriceCachedOpt, PriceInOpt, PriceOutOpt, run_prices
 from clinjudge.errors import ConfigError
 
 
@@ -37,6 +38,9 @@ def report(
         str | None,
         typer.Option(help="The dataset file, when it has moved since the run."),
     ] = None,
+    price_in: PriceInOpt = None,
+    price_out: PriceOutOpt = None,
+    price_cached: PriceCachedOpt = None,
 ) -> None:
     """Render report.json, report.md, verdicts.jsonl, the plots and report.html again from what
     a compare run directory holds; nothing is judged and no model is called. Given an arena run,
@@ -44,7 +48,8 @@ def report(
     report.json and pairs.jsonl.
 
     The dataset is loaded as the last `compare` into the directory loaded it; items it has no
-    row for yet are counted as not judged (the compare command judges them).
+    row for yet are counted as not judged (the compare command judges them). The cost is priced
+    at the prices given, else at those the last report used.
 
     Example: `clinjudge compare aci-demo --out runs/demo`, then
     `clinjudge report runs/demo --format tsv`.
@@ -53,6 +58,7 @@ def report(
     """
     with one_line_errors():
         check_choice(output_format, ("table", "tsv", "json"), "--format")
+        prices = run_prices(price_in, price_out, price_cached) or last_prices(run_dir)
         from clinjudge.run_dir import RunDir
 
         if not run_dir.is_dir():
@@ -96,7 +102,7 @@ def report(
         data = load_run_items(command, any(e.needs_source for e in evaluators.values()))
         with run_lock(run_dir):
             judged = judged_on_disk(data, evaluators, run_dir)
-            result = write_compare(data, evaluators, judged, run_dir)
+            result = write_compare(data, evaluators, judged, run_dir, prices=prices)
     printed = {**result.report, "judges": {n: result.report["judges"][n] for n in shown}}
     if output_format == "table":
         print_compare_summary(printed, result.files)
@@ -116,3 +122,19 @@ def _render_arena(run_dir: Path, command: dict) -> None:
     result = render_arena_again(run_dir, load_arena_items(command))
     print_leaderboard(result.report)
     stdout.print("wrote " + ", ".join(str(f) for f in result.files))
+
+
+def last_prices(run_dir: Path):
+    """The prices the run's last report was priced at (``None``: tokens only)."""
+    import json
+
+    from clinjudge.llm_usage import Prices
+
+    path = run_dir / "report.json"
+    try:
+        found = (json.loads(path.read_text(encoding="utf-8")).get("cost") or {}).get("prices")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(found, dict):
+        return None
+    return Prices(found["input"], found["output"], found.get("cached_input"))

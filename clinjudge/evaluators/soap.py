@@ -93,6 +93,34 @@ class SoapEvaluator:
         # a call that failed or a reply that could not be read: judged again by the next run
         return {"id": item.id, **report, "retry": bool(report.get("failures"))}
 
+    def planned_prompts(self, item: Item) -> tuple[list[str], str] | None:
+        """The prompts a run would send for ``item`` and what they leave out (for ``compare
+        --dry-run``), built as the graph builds them -- the splitter's claims in batches of the
+        verifier's size, each batch's first ask -- with no call; ``None`` offline. With
+        ``--claims llm`` the extraction prompt is counted and the splitter's claims stand in
+        for the model's."""
+        verifier = self.setup.verifier
+        if self.setup.caller is None or not hasattr(verifier, "planned"):
+            return None
+        from clinjudge.grounding.note_input import NoteInput
+        from clinjudge.text.claims import split_claims
+
+        note = NoteInput(item.transcript, item.note)
+        prompts: list[str] = []
+        extractor = self.setup.extractor
+        if getattr(extractor, "method", "") == "llm":
+            from clinjudge.judges.extraction import ExtractedClaims
+
+            schema = ExtractedClaims.model_json_schema()
+            prompts.append(
+                self.setup.caller.rendered(extractor.prompt, {"note": note.note_text}, schema)
+            )
+        claims = split_claims(note.note)
+        size = max(1, getattr(verifier, "claims_per_batch", self._context.batch_size))
+        for i in range(0, len(claims), size):
+            prompts += verifier.planned(claims[i : i + size], note)
+        return prompts, "re-asks of unreadable replies are not foreseen"
+
     def report(self, row: dict[str, Any]) -> NoteReport:
         """The row as a :class:`~clinjudge.types.NoteReport`, validated once per row: summary,
         scores, flags and verdict lines all read it (the row is held with its report, so an

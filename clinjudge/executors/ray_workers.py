@@ -50,9 +50,14 @@ class JudgeWorker:
         self, judge: str, item: Item, given: list[dict] | None
     ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The row of ``item`` by the judge ``judge`` (rating ``given`` claims when there are
-        some), and that judge's model-call counts in this worker so far."""
+        some), with its cost measured here, and that judge's model-call counts in this worker so
+        far."""
+        from clinjudge.llm_usage import with_cost
+
         found = self.judges[judge]
-        row = await (found.evaluate(item) if given is None else found.evaluate(item, given=given))
+        row = await with_cost(
+            lambda: found.evaluate(item) if given is None else found.evaluate(item, given=given)
+        )
         return row, found.usage()
 
 

@@ -75,7 +75,16 @@ class LLMClaimJudge(ModelVerifier):
             note.evidence_index = transcript_index(note.transcript, dense=True)
         return [await self._verify_one(c, note) for c in claims]
 
-    async def _verify_one(self, claim: Claim, note: NoteInput) -> Outcome:
+    def planned(self, claims: list[Claim], note: NoteInput) -> list[str]:
+        """The prompts :meth:`verify` sends for ``claims``, one a claim, as the caller renders
+        them -- no call is made."""
+        if note.evidence_index is None:
+            note.evidence_index = transcript_index(note.transcript, dense=True)
+        schema = label_schema(self.mode)
+        return [self.caller.rendered(self.prompt, self._inputs(c, note)[0], schema) for c in claims]
+
+    def _inputs(self, claim: Claim, note: NoteInput) -> tuple[dict, list]:
+        """The prompt's variables for ``claim`` and its knowledge entries."""
         passages = exchange_passages(
             note.transcript, note.evidence_index, claim.text, k=HITS_PER_CLAIM
         )
@@ -88,6 +97,10 @@ class LLMClaimJudge(ModelVerifier):
             else "",
             "claim": claim.text,
         }
+        return variables, entries
+
+    async def _verify_one(self, claim: Claim, note: NoteInput) -> Outcome:
+        variables, entries = self._inputs(claim, note)
         result = await self.caller.call(
             self.prompt, variables, ClaimLabel, key=claim.id, wire_schema=label_schema(self.mode)
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar, get_args
@@ -80,15 +81,33 @@ class LLMJudge(ModelVerifier):
     """Verifies batches of claims with a chat model through `StructuredCaller`."""
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
+        context, payloads, entries = self._inputs(claims, note)
+        outcomes: dict[str, Outcome] = {}
+        await self._ask(claims, context, payloads, entries, note.transcript_text, outcomes)
+        return [outcomes[c.id] for c in claims]
+
+    def planned(self, claims: list[Claim], note: NoteInput) -> list[str]:
+        """The prompt :meth:`verify` sends first for ``claims`` (re-asks of claims a reply
+        misses are not foreseen), as the caller renders it -- no call is made."""
+        context, payloads, _ = self._inputs(claims, note)
+        ids = tuple(c.id for c in claims)
+        schema = verdict_schema(ids, self.mode)
+        return [self.caller.rendered(self.prompt, self._variables(ids, context, payloads), schema)]
+
+    def _inputs(self, claims: list[Claim], note: NoteInput) -> tuple[dict, dict, dict]:
+        """The note's context, each claim's payload (candidates, knowledge) and entries."""
         if note.bm25_index is None:
             note.bm25_index = transcript_index(note.transcript, dense=False)
         index = note.bm25_index
         entries = {c.id: self.knowledge.entries(c.text) if self.knowledge else [] for c in claims}
         payloads = {c.id: self._claim_payload(c, index, entries[c.id]) for c in claims}
         context = {"transcript": note.transcript_text, "note_sections": note_by_section(note.note)}
-        outcomes: dict[str, Outcome] = {}
-        await self._ask(claims, context, payloads, entries, note.transcript_text, outcomes)
-        return [outcomes[c.id] for c in claims]
+        return context, payloads, entries
+
+    @staticmethod
+    def _variables(ids: Sequence[str], context: dict[str, str], payloads: dict) -> dict:
+        claims = json.dumps([payloads[i] for i in ids], ensure_ascii=False, indent=1)
+        return {**context, "claims": claims}
 
     async def _ask(
         self,
@@ -102,13 +121,9 @@ class LLMJudge(ModelVerifier):
         """Ask for ``claims`` in one call; ask again for those the reply missed, in halves,
         down to one claim a call. A transport error is final (it was retried below)."""
         ids = [c.id for c in claims]
-        variables = {
-            **context,
-            "claims": json.dumps([payloads[i] for i in ids], ensure_ascii=False, indent=1),
-        }
         result = await self.caller.call(
             self.prompt,
-            variables,
+            self._variables(ids, context, payloads),
             LLMVerdicts,
             key=ids[0],
             wire_schema=verdict_schema(tuple(ids), self.mode),

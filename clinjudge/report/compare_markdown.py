@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, get_args
 
+from clinjudge.report.cost_table import cost_section
 from clinjudge.report.flagged_claims import flagged_section
 from clinjudge.report.formatting import (
     is_number,
@@ -53,6 +54,7 @@ def render_compare_markdown(
         *_note_differences_section(report.get("per_item") or [], list(soap)),
         *_flips_section(report.get("flips") or [], list(soap)),
         *flagged_section(list(flagged)),
+        *cost_section(report.get("cost")),
         *provenance_section(report),
     ]
     return "\n\n".join(parts) + "\n"

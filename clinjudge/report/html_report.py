@@ -9,6 +9,8 @@ JavaScript inlined, and the run's data embedded as JSON (:func:`page_data`):
   and each claim's span with every SOAP judge's verdict on it (tier, subtype, severity, harm
   category, rationale, evidence spans in the transcript, knowledge entries); a claim is a
   *flip* when one judge supports it and another does not;
+- the run's cost per judge (and system), and each note's per judge
+  (:mod:`clinjudge.report.cost_table`);
 - the omission judge's omitted and contradicted facts with their transcript spans, when the run
   has it.
 
@@ -28,6 +30,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from clinjudge.files import atomic_write_text
+from clinjudge.report.cost_table import cost_columns, cost_note, cost_rows, note_cost
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: Judges whose rows hold claims and verdicts (SOAP judges).
@@ -56,6 +59,7 @@ def page_data(
         ]
         scored = per_item.get(item.id, {})
         rates = {n: scored[n].get("hallucination_rate") for n in soap if n in scored}
+        costs = {n: by_id[n][item.id].get("cost") for n in by_id if item.id in by_id[n]}
         notes.append(
             {
                 "id": item.id,
@@ -65,6 +69,7 @@ def page_data(
                 "claims": claims,
                 "rates": rates,
                 "facts": facts,
+                "cost": note_cost(costs),
             }
         )
     first = soap[0] if soap else None
@@ -81,6 +86,11 @@ def page_data(
         "notes": notes,
         "systems": (report.get("systems") or {}).get("by_system") or {},
         "version": (report.get("provenance") or {}).get("package_version", ""),
+        "cost": {
+            "columns": list(cost_columns(report.get("cost"))),
+            "rows": cost_rows(report.get("cost")),
+            "note": cost_note(report.get("cost")),
+        },
     }
 
 

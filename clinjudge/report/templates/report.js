@@ -133,6 +133,7 @@ function renderNote(section) {
   const note = byNote.get(section.dataset.note);
   const rates = JUDGES.map((j) => `${j} ${pct(note.rates[j])}`).join(" · ");
   section.replaceChildren(el("h3", { text: `${note.id} — ${rates}` }));
+  if (note.cost) section.append(el("p", { class: "meta cost", text: `cost: ${note.cost}` }));
   const cols = el("div", { class: "cols" });
   cols.style.setProperty("--judges", Math.max(JUDGES.length, 1));
   for (const j of JUDGES) cols.append(el("div", { class: "col" }, el("h4", { text: j }), noteText(note, j)));

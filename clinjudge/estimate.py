@@ -1,0 +1,87 @@
+"""``clinjudge compare --dry-run``: what a run would send, before it starts (issue 38, item 3).
+
+Each judge that can say builds the prompts a run would send (``planned_prompts(item)``: the
+same prompt templates and claim cutting the judge uses, no model call) and their tokens are
+counted (:mod:`clinjudge.token_count`). Items a run directory already holds a finished row for
+are left out, as the run would leave them (the rows file is read, never written). Judges
+whose prompts depend on the model's earlier replies (CEF's answers follow its questions, the
+fact-checker's searches its decomposition) are listed as not estimated; offline judges make no
+call. Completion tokens are not estimated: they depend on the replies.
+
+Money, when prices are given: prompt tokens at the input price, none assumed cached.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clinjudge.datasets.items import Dataset
+from clinjudge.evaluators.base import Evaluator
+from clinjudge.files import read_jsonl
+from clinjudge.llm_usage import Prices
+from clinjudge.token_count import TokenCounter
+
+NOT_ESTIMATED = "not estimated: its prompts depend on the model's earlier replies"
+
+
+def finished_items(rows_file: Path) -> set[str]:
+    """Ids of the items a rows file holds a finished row for (read only)."""
+    if not rows_file.is_file():
+        return set()
+    return {
+        str(line.value["id"])
+        for line in read_jsonl(rows_file, skip_bom=False)
+        if line.ok and isinstance(line.value, dict) and "id" in line.value
+        if not line.value.get("retry")
+    }
+
+
+def estimate_run(
+    dataset: Dataset,
+    judges: dict[str, Evaluator],
+    counter: TokenCounter,
+    *,
+    out_dir: Path | None = None,
+    prices: Prices | None = None,
+) -> dict[str, Any]:
+    """Per judge: ``items`` to judge, ``calls`` and ``prompt_tokens`` (``None`` when not
+    estimated) and a ``note``; the ``total`` over the estimated judges (``usd`` when priced),
+    and how tokens were counted."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, judge in judges.items():
+        done = finished_items(out_dir / "runs" / f"{name}.jsonl") if out_dir else set()
+        items = [item for item in dataset.items if item.id not in done]
+        entry: dict[str, Any] = {"items": len(items), "calls": 0, "prompt_tokens": 0}
+        planner = getattr(judge, "planned_prompts", None)
+        if judge.usage() is None:
+            entry["note"] = "offline: no model call"
+        elif planner is None:
+            entry |= {"calls": None, "prompt_tokens": None, "note": NOT_ESTIMATED}
+        else:
+            for item in items:
+                prompts, caveat = planner(item)
+                entry["calls"] += len(prompts)
+                entry["prompt_tokens"] += sum(counter.count(p) for p in prompts)
+                entry["note"] = caveat
+        if done:
+            entry["note"] = f"{entry.get('note', '')}; {len(done)} items already judged".lstrip(
+                "; "
+            )
+        found[name] = entry
+    counted = [e for e in found.values() if e["calls"] is not None]
+    total: dict[str, Any] = {
+        "calls": sum(e["calls"] for e in counted),
+        "prompt_tokens": sum(e["prompt_tokens"] for e in counted),
+    }
+    if prices is not None:
+        for entry in [*counted, total]:
+            entry["usd"] = round(entry["prompt_tokens"] * prices.input / 1e6, 6)
+    return {
+        "judges": found,
+        "total": total,
+        "tokenizer": counter.method,
+        "exact_tokenizer": counter.exact,
+        "prices": None if prices is None else prices.as_dict(),
+        "completion_tokens": "not estimated (they depend on the replies)",
+    }
