@@ -13,12 +13,17 @@ The count is of the prompt's text; a chat template adds a few tokens a call.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: Characters per token of the approximation.
 CHARS_PER_TOKEN = 4
+#: How long fetching a tokenizer may take before the approximation is used instead (tiktoken
+#: fetches without a timeout of its own: a firewalled network would hang the dry run).
+LOAD_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,27 @@ class TokenCounter:
     #: How tokens are counted, for the output ("approximation: …" when not the model's own).
     method: str
     exact: bool
+
+
+def within(seconds: float, load: Callable[..., Any], *args: Any) -> Any:
+    """``load(*args)``, or :class:`TimeoutError` when it takes longer than ``seconds`` (it goes
+    on in a daemon thread, which does not keep the process alive)."""
+    done: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            done["value"] = load(*args)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller
+            done["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if "error" in done:
+        raise done["error"]
+    if "value" not in done:
+        raise TimeoutError(f"not loaded in {seconds:.0f} s")
+    return done["value"]
 
 
 def approximate(text: str) -> int:
@@ -60,7 +86,7 @@ def token_counter(model: str | None, gguf: Path | None = None) -> TokenCounter:
             pass
         else:
             try:
-                encoding = tiktoken.get_encoding(name)
+                encoding = within(LOAD_SECONDS, tiktoken.get_encoding, name)
             except Exception as exc:  # noqa: BLE001 - offline, no cached file: approximate
                 why = f"tiktoken's {name} could not be loaded ({type(exc).__name__})"
             else:

@@ -211,3 +211,20 @@ def test_tokens_are_counted_with_the_models_tokenizer_when_known(monkeypatch):
     guess = token_counter("my-local-model")
     assert not guess.exact and "approximation" in guess.method
     assert guess.count("x" * 9) == 3
+
+
+def test_a_tokenizer_that_hangs_gives_the_approximation_in_time(monkeypatch):
+    """tiktoken fetches its encoding without a timeout: a firewalled network must not hang a
+    dry run."""
+    import threading
+
+    import tiktoken
+
+    from clinjudge import token_count
+
+    never = threading.Event()
+    monkeypatch.setattr(tiktoken, "get_encoding", lambda name: never.wait(60))
+    monkeypatch.setattr(token_count, "LOAD_SECONDS", 0.2)
+    counter = token_count.token_counter("gpt-4o")
+    assert not counter.exact and "TimeoutError" in counter.method
+    never.set()
