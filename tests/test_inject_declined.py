@@ -5,10 +5,9 @@ the visit takes up later, or never turns down, gives no edit."""
 from __future__ import annotations
 
 import pytest
+from inject_helpers import within_limits
 
 from clinjudge.inject.injectors import INJECTORS
-from clinjudge.inject.shape import check_shape
-from clinjudge.inject.taxonomy import TAXONOMY
 from clinjudge.knowledge.base import KnowledgeBase
 
 VISIT = """[patient] my lower back has been hurting for a week .
@@ -27,12 +26,6 @@ We will refer him to physical therapy for his lower back.
 @pytest.fixture(scope="module")
 def kb() -> KnowledgeBase:
     return KnowledgeBase.default()
-
-
-def within_limits(type_id: str, found: list) -> None:
-    for p in found:
-        checked = check_shape(p.original_note, p.note, TAXONOMY[type_id].limits)
-        assert checked.ok, checked.violations
 
 
 def test_an_option_the_clinician_turned_down_is_given_as_the_plan(kb):

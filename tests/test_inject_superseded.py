@@ -5,10 +5,9 @@ rewrite says the corrected fact in other words. No correction in the visit, no e
 from __future__ import annotations
 
 import pytest
+from inject_helpers import changed_lines, within_limits
 
 from clinjudge.inject.injectors import INJECTORS
-from clinjudge.inject.shape import check_shape
-from clinjudge.inject.taxonomy import TAXONOMY
 from clinjudge.knowledge.base import KnowledgeBase
 
 VISIT = """[doctor] are you still taking the metformin five hundred milligrams once a day ? \
@@ -35,19 +34,9 @@ def kb() -> KnowledgeBase:
     return KnowledgeBase.default()
 
 
-def within_limits(type_id: str, found: list) -> None:
-    for p in found:
-        checked = check_shape(p.original_note, p.note, TAXONOMY[type_id].limits)
-        assert checked.ok, checked.violations
-
-
-def changed(found: list) -> set[str]:
-    return {p.note[p.note.rfind("\n", 0, p.start) + 1 :].split("\n", 1)[0] for p in found}
-
-
 def test_the_earlier_statement_replaces_the_correction(kb):
     found = INJECTORS["superseded_statement"].candidates(NOTE, VISIT, kb=kb)
-    lines = changed(found)
+    lines = changed_lines(found)
     assert "He takes metformin 500 mg once a day." in lines  # the value corrected
     assert "He denies a cough at night." in lines  # the denial taken back
     assert "Current smoker. He quit smoking about 30 years ago." in lines  # a habit given up
@@ -70,7 +59,7 @@ def test_no_correction_in_the_visit_no_superseded_edit(kb):
 
 def test_the_corrected_fact_in_other_words(kb):
     found = INJECTORS["correction_rewording"].candidates(NOTE, VISIT, kb=kb)
-    lines = changed(found)
+    lines = changed_lines(found)
     assert "He takes metformin 500 mg twice daily." in lines
     assert "He endorses a cough at night." in lines
     assert "Former smoker. He stopped smoking about 30 years ago." in lines

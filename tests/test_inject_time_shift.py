@@ -6,10 +6,9 @@ they must."""
 from __future__ import annotations
 
 import pytest
+from inject_helpers import changed_lines, within_limits
 
 from clinjudge.inject.injectors import INJECTORS
-from clinjudge.inject.shape import check_shape
-from clinjudge.inject.taxonomy import TAXONOMY
 from clinjudge.knowledge.base import KnowledgeBase
 
 VISIT = """[doctor] how long have you had this foot ulcer ?
@@ -33,19 +32,9 @@ def kb() -> KnowledgeBase:
     return KnowledgeBase.default()
 
 
-def within_limits(type_id: str, found: list) -> None:
-    for p in found:
-        checked = check_shape(p.original_note, p.note, TAXONOMY[type_id].limits)
-        assert checked.ok, checked.violations
-
-
-def lines(found: list) -> set[str]:
-    return {p.note[p.note.rfind("\n", 0, p.start) + 1 :].split("\n", 1)[0] for p in found}
-
-
 def test_the_onset_takes_the_time_of_another_event_in_the_visits_words(kb):
     found = INJECTORS["time_shift"].candidates(NOTE, VISIT, kb=kb)
-    changed = lines(found)
+    changed = changed_lines(found)
     assert "He first noticed the ulcer six days ago after wearing tight shoes." in changed
     assert "Antibiotics for the ulcer were started six weeks ago." in changed
     assert not any("Follow up" in c for c in changed)  # a follow-up interval is no history
@@ -70,7 +59,7 @@ def test_times_of_one_event_said_twice_are_not_swapped(kb):
 
 def test_the_same_time_spelled_the_other_way(kb):
     found = INJECTORS["time_rewording"].candidates(NOTE, VISIT, kb=kb)
-    changed = lines(found)
+    changed = changed_lines(found)
     assert "He first noticed the ulcer six weeks ago after wearing tight shoes." in changed
     assert "Antibiotics for the ulcer were started six days ago." in changed
     assert not any("Follow up" in c for c in changed)
