@@ -432,10 +432,14 @@ def test_compare_prints_its_headlines_as_tsv_or_json(tmp_path):
     assert lines[0].split("\t") == [
         "judge", "system", "metric", "value", "ci95_low", "ci95_high", "n", "n_notes"
     ]  # fmt: skip
-    assert [line.split("\t")[:3] for line in lines[1:]] == [
+    assert [line.split("\t")[:3] for line in lines[1:3]] == [
         ["lexical", "all", "hallucination_rate"],
         ["lexical", "all", "major_rate"],
     ]
+    assert [line.split("\t")[2] for line in lines[3:]] == [
+        "cost.calls", "cost.cache_hits", "cost.prompt_tokens", "cost.cached_prompt_tokens",
+        "cost.completion_tokens", "cost.seconds",
+    ]  # fmt: skip
     again = run("compare", data, "--judges", "lexical", "--out", tmp_path / "o", "--format", "json")
     headline = json.loads(again.stdout)[0]
     assert headline["metric"] == "hallucination_rate"

@@ -98,6 +98,10 @@ def test_tsv_and_json_hold_one_row_per_judge_system_and_metric(systems_run):
     rate = {s: float(keyed[(s, "hallucination_rate")][3]) for s in ("careful", "careless")}
     assert rate["careless"] > rate["careful"]
     assert keyed[("careful", "hallucination_rate")][7] == "4"
+    # each judge's and each system's cost follows its metrics (issue 38): offline, no call
+    assert keyed[("careful", "cost.calls")][3] == "0" and keyed[("all", "cost.calls")][3] == "0"
+    assert float(keyed[("careless", "cost.seconds")][3]) > 0
+    assert keyed[("careful", "cost.seconds")][4:6] == ["", ""]  # a count has no interval
     rows = json.loads(run("report", out, "--format", "json").stdout)
     assert [list(r) for r in rows[:1]] == [header]
     assert [(r["system"], r["metric"], r["value"]) for r in rows] == [
