@@ -102,6 +102,9 @@ def test_the_arena_on_a_model_judges_no_text_offline(openai_stub, tmp_path, monk
     report = json.loads((out / "report.json").read_text())
     assert report["backend"] == "llm" and report["n_pairs"] == 2
     assert report["usage"]["calls_per_pair"] == 2.0
+    # the stub reports 10 prompt and 5 completion tokens a call: 4 calls (issue 38)
+    assert "model calls: 4 (2.00 per pair)" in result.stdout
+    assert "40 prompt (0 from its cache), 20 completion" in " ".join(result.stdout.split())
     assert report["leaderboard"][0]["system"] == "reference"
     assert report["criteria"]["clarity"]["position_bias"]["rate"] == 1.0
     assert sorted(p.name for p in (out / "runs").glob("*.jsonl")) == ["pairwise.jsonl"]

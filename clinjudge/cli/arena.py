@@ -249,6 +249,9 @@ def print_leaderboard(report: dict) -> None:
     if usage and usage.get("calls_per_pair") is not None:
         stdout.print(
             f"model calls: {usage['calls']} ({usage['calls_per_pair']:.2f} per pair), "
-            f"{usage['cache_hits']} served from the cache",
+            f"{usage['cache_hits']} served from the cache; tokens as the server reported them: "
+            f"{usage.get('input_tokens', 0):,} prompt "
+            f"({usage.get('cached_input_tokens', 0):,} from its cache), "
+            f"{usage.get('output_tokens', 0):,} completion",
             highlight=False,
         )
