@@ -28,6 +28,7 @@ from clinjudge.datasets.items import Dataset, Item
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.files import atomic_write, dump_line
 from clinjudge.inject.pairs import PairRecord
+from clinjudge.llm_usage import cost_report
 from clinjudge.meta_eval_scores import (
     N_RESAMPLES,
     SIDES,
@@ -163,6 +164,7 @@ async def run_meta_eval(
                 n: f for n, run in runs.items() if (f := failure_summary(judges[n], run.rows))
             },
             "usage": {n: u for n, j in judges.items() if (u := j.usage()) is not None},
+            "cost": cost_report({n: run.rows for n, run in runs.items()}, {}, None),
             "seconds": seconds,
             "resumed_items": resumed,
             "method": {

@@ -63,6 +63,11 @@ def test_offline_lexical_run_writes_the_documented_report(lexical_run):
         assert (out / name).is_file(), name
     scored = (out / "pairs_scored.jsonl").read_text().splitlines()
     assert len(scored) == 5 and all(json.loads(x)["judge"] == "lexical" for x in scored)
+    # what judging cost (issue 38): offline, no call; the console and report.md show it
+    cost = report["cost"]["judges"]["lexical"]
+    assert cost["calls"] == 0 and cost["items"] > 0 and cost["seconds"] > 0
+    assert "## Cost" in (out / "report.md").read_text()
+    assert "completion tokens" in " ".join(result.stdout.split())
 
 
 def test_rerun_resumes_without_judging_again(lexical_run):

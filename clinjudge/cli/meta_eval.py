@@ -33,6 +33,7 @@ from clinjudge.cli.common import (
     require_file,
     stdout,
 )
+from clinjudge.cli.cost import print_cost
 from clinjudge.cli.executor import (
     ExecutorOpt,
     RayAddressOpt,
@@ -123,6 +124,7 @@ def meta_eval(
     if not dead:  # else one line: a table of judges that judged nothing says nothing more
         print_meta_eval_table(result.report, stdout)
         print_run_failures(result.report)
+        print_cost(result.report)
         stdout.print("wrote " + ", ".join(str(f) for f in result.files))
     exit_if_dead(dead)
 

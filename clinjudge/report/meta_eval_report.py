@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from clinjudge.report.compare import write_report_files
+from clinjudge.report.cost_table import cost_section
 from clinjudge.report.formatting import is_number, markdown_table, percent, percent_interval
 from clinjudge.report.meta_eval_blocks import KIND_LABEL, blocks_by_kind
 from clinjudge.report.meta_eval_plots import write_meta_eval_plots
@@ -130,6 +131,8 @@ def render_meta_eval_markdown(report: dict[str, Any], images: list[str] | None =
             f"{n} {s:.1f} s ({resumed.get(n, 0)} items resumed)" for n, s in seconds.items()
         )
         lines += ["", f"Run time of this invocation: {times}."]
+    for part in cost_section(report.get("cost")):
+        lines += ["", part]
     for image in images or []:
         lines += ["", f"![{image}]({image})"]
     return "\n".join(lines) + "\n"
