@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from clinjudge.grounding.transcript_facts import FINDING_KINDS
 from clinjudge.judges.claim_features import NovelWords
 from clinjudge.judges.harm import flagged_category
 from clinjudge.knowledge.base import KnowledgeBase
@@ -35,7 +36,6 @@ _REFERRAL = re.compile(
     r"\b(?:refer\w*|consult\w*|specialist|schedul\w*|cardiolog\w*|endocrinolog\w*|surgery)\b",
     re.I,
 )
-_FINDING_KINDS = frozenset({"finding", "disease", "symptom"})
 #: Vital signs called normal without a value: invented boilerplate, not an invented result.
 _NORMAL_VITALS = re.compile(
     r"^[^0-9]*\bvital signs?\b[^0-9]*\b(?:stable|normal|within normal limits|unremarkable)\b"
@@ -69,7 +69,7 @@ def _arranges(text: str) -> bool:
 def _abnormal_finding(text: str, kb: KnowledgeBase) -> bool:
     """Some finding, symptom or disease of the claim is asserted, not negated."""
     return any(
-        set(m.kinds) & _FINDING_KINDS and not is_negated(text, m.start, m.end)
+        set(m.kinds) & FINDING_KINDS and not is_negated(text, m.start, m.end)
         for m in kb.concepts_in(text)
     )
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from clinjudge.llm_usage import COST_FIELDS
+
 COLUMNS = ("judge", "system", "metric", "value", "ci95_low", "ci95_high", "n", "n_notes")
 #: The ``system`` of the rows pooled over the whole run.
 ALL = "all"
@@ -45,15 +47,7 @@ def headline_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 #: The cost counters a row is given for, in this order (``usd`` only when priced).
-COST_METRICS = (
-    "calls",
-    "cache_hits",
-    "prompt_tokens",
-    "cached_prompt_tokens",
-    "completion_tokens",
-    "seconds",
-    "usd",
-)
+COST_METRICS = (*COST_FIELDS, "usd")
 
 
 def _cost_rows(judge: str, system: str, totals: dict[str, Any] | None) -> list[dict[str, Any]]:
