@@ -127,6 +127,7 @@ def test_an_offline_run_costs_no_call_and_its_seconds(dataset, tmp_path, monkeyp
     totals = json.loads((out / "report.json").read_text())["cost"]["judges"]["lexical"]
     assert totals["calls"] == totals["prompt_tokens"] == totals["completion_tokens"] == 0
     assert totals["seconds"] > 0 and totals["usd"] == 0
+    assert "Cost: no model call (offline judges); judging took" in result.stdout
 
 
 @pytest.mark.parametrize(

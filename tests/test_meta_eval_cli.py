@@ -67,7 +67,7 @@ def test_offline_lexical_run_writes_the_documented_report(lexical_run):
     cost = report["cost"]["judges"]["lexical"]
     assert cost["calls"] == 0 and cost["items"] > 0 and cost["seconds"] > 0
     assert "## Cost" in (out / "report.md").read_text()
-    assert "completion tokens" in " ".join(result.stdout.split())
+    assert "Cost: no model call (offline judges)" in " ".join(result.stdout.split())
 
 
 def test_rerun_resumes_without_judging_again(lexical_run):

@@ -53,8 +53,8 @@ def run_prices(price_in: str | None, price_out: str | None, price_cached: str | 
 
 
 def print_cost(report: dict) -> None:
-    """The cost table (per judge, per system, total) and its note; nothing for a report
-    without a cost."""
+    """The cost table (per judge, per system, total) and its note; one line for a run that
+    called no model; nothing for a report without a cost."""
     from rich.table import Table
 
     from clinjudge.report.cost_table import cost_columns, cost_note, cost_rows
@@ -62,6 +62,13 @@ def print_cost(report: dict) -> None:
     cost = report.get("cost")
     rows = cost_rows(cost)
     if not rows:
+        return
+    total = cost.get("total") or {}
+    if not total.get("calls") and not total.get("cache_hits"):  # offline: nothing to count
+        stdout.print(
+            f"Cost: no model call (offline judges); judging took {total.get('seconds', 0):.1f} s.",
+            highlight=False,
+        )
         return
     table = Table(title="cost", header_style="bold")
     for column in cost_columns(cost):
