@@ -21,10 +21,11 @@ Labels are read from the shared development labels and the labels committed unde
         [--part open|sealed|all] [--encounters D2N170,...] [--examples 3] [--labels DIR ...]
         [--save OUT.jsonl] [--json OUT.json]
 
-**Sealed encounters.** ``claim_labels/sealed.json`` names 10 of the 40 encounters (drawn with a
-recorded seed, issue 36) that nobody reads while writing rules. ``--part open`` (the default)
-scores the other 30 and prints examples from them only; ``--part sealed`` scores the sealed 10
-(run it at the end of a round of rules, and trust its numbers); ``--part all`` scores all 40.
+**Sealed encounters.** ``claim_labels/sealed.json`` names the encounters (10 drawn with a
+recorded seed, issue 36; one since withdrawn, its reason recorded there) that nobody reads while
+writing rules. ``--part open`` (the default) scores the others and prints examples from them only;
+``--part sealed`` scores the sealed ones (run it at the end of a round of rules, and trust its
+numbers); ``--part all`` scores all 40.
 
 ``--backend llm`` uses the configured endpoint (``CLINJUDGE_MODEL``, ``OPENAI_BASE_URL``); its
 replies are cached, so a re-run costs no call. ``--count-calls`` runs the LLM path against a
@@ -414,7 +415,7 @@ def main() -> None:
         "--part",
         choices=("open", "sealed", "all"),
         default="open",
-        help="open: the 30 encounters rules may be fitted on (default); sealed: the 10 of "
+        help="open: the encounters rules may be fitted on (default); sealed: those of "
         "claim_labels/sealed.json nobody reads (score them at the end); all: the 40",
     )
     parser.add_argument(
@@ -444,6 +445,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.labels = args.labels or default_labels(args.data)
+    if args.part == "sealed" and args.examples:
+        print("(sealed part: no examples are printed, whatever --examples says)")
+        args.examples = 0
     if args.gguf is not None:
         os.environ["CLINJUDGE_GGUF"] = str(args.gguf)
     sys.path.insert(0, str(HERE))
