@@ -1,5 +1,7 @@
 """Normalised tokens shared by BM25 retrieval and the lexical judge."""
 
+import pytest
+
 from clinjudge.text.normalize import content_tokens, word_tokens
 
 
@@ -49,3 +51,23 @@ def test_word_tokens_offsets_skip_markup():
     assert toks == [("sorry", 8, 13), ("2.5", 15, 18), ("mg", 19, 21)]
     for w, s, e in toks:
         assert text[s:e].lower() == w
+
+
+@pytest.mark.parametrize(
+    ("spoken", "written"),
+    [
+        ("third and fourth fingers", "3rd and 4th fingers"),
+        ("the second toe", "the 2nd toe"),
+        ("her first visit", "her 1st visit"),
+        ("the eleventh", "the 11th"),
+    ],
+)
+def test_ordinals_are_one_reading_in_words_or_digits(spoken, written):
+    # issue 36 item 5: "third and fourth fingers" restates "3rd and 4th"
+    assert content_tokens(spoken) == content_tokens(written)
+
+
+def test_second_as_a_unit_of_time_is_not_an_ordinal():
+    assert content_tokens("wait a second") == ["wait", "second"]
+    assert content_tokens("hold it 30 seconds") == ["hold", "30", "second"]
+    assert content_tokens("the 3 rd") != content_tokens("the 3rd")  # a space parts them

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz.distance import Levenshtein
 
+from clinjudge.grounding.corrections import VisitCorrections, read_corrections
 from clinjudge.grounding.evidence import SentenceIndex, Unit, transcript_index
 from clinjudge.grounding.exam_systems import voiced_systems
 from clinjudge.grounding.plan_items import voiced_plan_kinds
 from clinjudge.grounding.visit_reading import VisitReading
 from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.knowledge.concept import FINDING_KINDS
 from clinjudge.text.laterality import Laterality, laterality_mentions
 from clinjudge.text.negation import answer_polarity as reply_polarity
 from clinjudge.text.negation import is_negated
@@ -27,9 +29,6 @@ from clinjudge.text.quantities import Quantity, extract_quantities
 from clinjudge.types import Transcript
 
 _WORD = re.compile(r"[a-z]+")
-
-#: Concept kinds whose presence or absence a conversation establishes.
-FINDING_KINDS = frozenset({"symptom", "finding", "disease"})
 
 
 @dataclass(frozen=True)
@@ -62,6 +61,8 @@ class TranscriptFacts:
     _spelled: dict[str, bool] = field(default_factory=dict, repr=False)
     #: Who said what, by voice (:mod:`clinjudge.grounding.visit_reading`).
     reading: VisitReading | None = field(default=None, repr=False)
+    #: What the visit says and later takes back (:mod:`clinjudge.grounding.corrections`).
+    corrections: VisitCorrections = field(default_factory=VisitCorrections, repr=False)
 
     def phrase_said(self, phrases: list[str]) -> bool:
         """Whether one transcript sentence holds every content word of one of these phrases,
@@ -291,6 +292,7 @@ def build_transcript_facts(
         plans=voiced_plan_kinds(u.text for u in units),
         abbreviations=spoken_abbreviations(units, kb),
         reading=VisitReading(transcript),
+        corrections=read_corrections(transcript, kb),
     )
 
 

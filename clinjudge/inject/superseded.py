@@ -1,18 +1,8 @@
 """What the visit corrected (issue 36, item 6): an error that keeps the statement the visit
 later took back, and its legitimate counterpart that restates the corrected fact.
 
-Three readings of a correction, each from the transcript's order and speaker tags:
-
-* **a denial taken back** — a patient's turn answers no and then, after a cue of correction
-  (:func:`clinjudge.grounding.visit_reading.corrects`: "no . well , actually , i do feel a
-  little strain"), affirms a finding; or a later patient turn with such a cue affirms a finding
-  the patient denied before. The later statement wins: the finding is present.
-* **a value corrected** — in one turn a value, a cue of correction, then a different value of
-  the same kind ("the five hundred milligrams once a day no actually … twice a day"); or a
-  clinician's question states a value and the patient's answer opens with a different one
-  ("like 12 hours ago now ?" — "eighteen hours ."). The later value wins.
-* **a habit given up** — the patient says a habit stopped ("i quit about 30 years ago", "i
-  used to smoke"): the habit is past.
+The corrections are read from the transcript by :mod:`clinjudge.grounding.corrections` (a value
+corrected, a denial taken back, a habit given up), the same reading the judge uses.
 
 * ``superseded_statement`` (error) — the note sentence that carries the later fact is edited
   to carry the earlier one: a report of the finding becomes a denial ("She reports strain" →
@@ -30,20 +20,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from clinjudge.grounding.transcript_facts import FINDING_KINDS
-from clinjudge.grounding.visit_reading import corrects
+from clinjudge.grounding.corrections import Correction
 from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.time_shift import respelled_number
 from clinjudge.inject.types import Edit, Perturber, match_case
-from clinjudge.text.negation import answer_polarity, is_negated
+from clinjudge.text.negation import is_negated
 from clinjudge.text.normalize import content_tokens
 from clinjudge.text.quantities import Quantity, extract_quantities, quantities_agree
-from clinjudge.text.transcript import parse_transcript
 
-#: Pieces of a turn between punctuation: a correction cue is looked for piece by piece.
-_PIECE = re.compile(r"[^,.;?!]+[,.;?!]*")
 #: A note's report of a finding, and the words the rewrite and the error put in its place.
 _REPORT = re.compile(r"\b(?P<v>reports|endorses|complains of|notes)\s+(?:(?:a|an|some)\s+)?", re.I)
 _REWORD = {
@@ -52,20 +37,8 @@ _REWORD = {
     "complains of": "reports",
     "notes": "reports",
 }
-#: A habit the patient may give up, as the patient says it and as a note writes it.
-_HABIT_SAID = re.compile(
-    r"\b(?:quit|stopped|gave up|used to)\b[^.?!]{0,40}?\b(?:smok\w*|cigarettes?|tobacco)\b"
-    r"|\b(?:smok\w*|cigarettes?|tobacco)\b[^.?!]{0,60}?\b(?:quit|stopped|gave (?:it )?up)\b",
-    re.I,
-)
 _HABIT_NOTE = re.compile(
     r"\b(?P<v>quit|stopped)\s+smoking\b[^.;,\n]*|\b(?P<f>former)\s+(?:cigarette\s+)?smoker\b", re.I
-)
-#: The habit goes on or came back: trying to quit, smoking again.
-_HABIT_GOES_ON = re.compile(
-    r"\b(?:start\w* (?:smoking )?(?:again|back)|(?:trying|ready|want\w*|wan na|going) to quit"
-    r"|still smok\w*|currently smok\w*|i smoke|i(?:'m| am) smoking|relaps\w*|quit date)\b",
-    re.I,
 )
 #: Other words for a frequency, both ways.
 _FREQUENCY_WORDS = {
@@ -79,87 +52,6 @@ _FREQUENCY_WORDS = {
 _FREQUENCY_REWORDED = [
     (re.compile(rf"\b{old}\b", re.I), new) for old, new in _FREQUENCY_WORDS.items()
 ]
-#: A value at the opening of an answer (the first words of the patient's turn).
-_OPENING_CHARS = 40
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A value the visit states and later corrects: ``earlier`` then ``later`` (transcript
-    quantities), with the content words of where it is said (to find the note sentence)."""
-
-    earlier: Quantity
-    later: Quantity
-    words: frozenset[str]
-
-
-def _pieces(text: str) -> Iterator[tuple[int, str]]:
-    for m in _PIECE.finditer(text):
-        yield m.start(), m.group()
-
-
-def _cue_at(text: str) -> int | None:
-    """Where the first piece of ``text`` that carries a correction cue starts."""
-    return next((start for start, piece in _pieces(text) if corrects(piece)), None)
-
-
-def taken_back_denials(src: NoteMaterial) -> set[str]:
-    """Canonical ids of findings the patient denied and later, after a cue of correction,
-    affirmed (module docstring)."""
-    turns = parse_transcript(src.transcript).turns
-    denied: set[str] = set()
-    out: set[str] = set()
-    for i, turn in enumerate(turns):
-        if turn.speaker != "patient":
-            continue
-        no = answer_polarity(turn.text) == "negative"
-        asked = turns[i - 1].text if i and turns[i - 1].speaker == "doctor" else ""
-        if no:
-            for m in src.kb.concepts_in(asked):
-                denied.update(m.canonical)
-        cue = _cue_at(turn.text)
-        if cue is None or (not no and not denied):
-            continue
-        later = turn.text[cue:]
-        for m in src.kb.concepts_in(later):
-            finding = set(m.kinds) & FINDING_KINDS and not is_negated(later, m.start, m.end)
-            if finding and (no or denied & set(m.canonical)):
-                out.update(m.canonical)
-    return out
-
-
-def _differs(a: Quantity, b: Quantity) -> bool:
-    return a.kind == b.kind and quantities_agree(a, b) is False
-
-
-def value_corrections(src: NoteMaterial) -> list[Correction]:
-    """Values the visit states and then corrects (module docstring)."""
-    turns = parse_transcript(src.transcript).turns
-    out = []
-    for i, turn in enumerate(turns):
-        words = frozenset(content_tokens(turn.text))
-        cue = _cue_at(turn.text)
-        if cue is not None:
-            before = extract_quantities(turn.text[:cue])
-            after = extract_quantities(turn.text[cue:])
-            out += [Correction(e, x, words) for e in before for x in after if _differs(e, x)]
-        if turn.speaker == "patient" and i and turns[i - 1].speaker == "doctor":
-            asked = turns[i - 1].text
-            if "?" not in asked:
-                continue
-            opening = [q for q in extract_quantities(turn.text) if q.start < _OPENING_CHARS]
-            stated = extract_quantities(asked)
-            both = words | frozenset(content_tokens(asked))
-            out += [Correction(e, x, both) for e in stated for x in opening if _differs(e, x)]
-    return out
-
-
-def gave_up_habit(src: NoteMaterial) -> bool:
-    """Whether a patient's turn says smoking was given up, and no turn says it goes on."""
-    turns = parse_transcript(src.transcript).turns
-    if any(_HABIT_GOES_ON.search(t.text) for t in turns):
-        return False
-    return any(t.speaker == "patient" and _HABIT_SAID.search(t.text) for t in turns)
 
 
 def _subjective(src: NoteMaterial):
@@ -172,7 +64,7 @@ def _subjective(src: NoteMaterial):
 def _denial_sites(src: NoteMaterial) -> Iterator[tuple[int, int, str, str]]:
     """``(start, end, cue, finding)`` of note reports of a finding the patient denied and then
     affirmed; offsets into the note."""
-    taken_back = taken_back_denials(src)
+    taken_back = set(src.facts.corrections.taken_back)
     if not taken_back:
         return
     for s in _subjective(src):
@@ -189,7 +81,7 @@ def _denial_sites(src: NoteMaterial) -> Iterator[tuple[int, int, str, str]]:
 def _value_sites(src: NoteMaterial) -> Iterator[tuple[Quantity, Correction, int]]:
     """``(note quantity, correction, sentence start)``: a note value equal to a corrected
     value's later form, in a sentence that shares a word with where it was corrected."""
-    corrections = value_corrections(src)
+    corrections = src.facts.corrections.values
     if not corrections:
         return
     for s in src.sentences:
@@ -203,7 +95,7 @@ def _value_sites(src: NoteMaterial) -> Iterator[tuple[Quantity, Correction, int]
 
 
 def _habit_sites(src: NoteMaterial) -> Iterator[tuple[int, int, re.Match[str]]]:
-    if not gave_up_habit(src):
+    if src.facts.corrections.habit_given_up is None:
         return
     for s in _subjective(src):
         for m in _HABIT_NOTE.finditer(s.text):

@@ -3,7 +3,8 @@
 Per claim (SPEC §1), in this order:
   1. retrieve transcript evidence (hybrid BM25 + embeddings, widened to neighbouring sentences);
   2. contradictions → tier 5: a finding asserted where the transcript only denies it (or the
-     reverse), left vs right on the same site;
+     reverse), left vs right on the same site, a statement the visit later corrected
+     (inference-aware; :mod:`.corrections`);
   3. safety floor → tier 4 (5 when a stated value disagrees): a medication never named, a
      dose/frequency/duration with no equivalent, a procedure or test never mentioned, a diagnosis
      neither stated nor inferable, a cited guideline, study or organisation the transcript never
@@ -54,6 +55,7 @@ from clinjudge.judges.combiner import (
     supported_reason,
     unsupported_reason,
 )
+from clinjudge.judges.corrections import corrected_statement
 from clinjudge.judges.denials import denial_answered_yes
 from clinjudge.judges.knowledge_support import KnowledgeSupport
 from clinjudge.judges.offline_config import OfflineConfig
@@ -273,6 +275,7 @@ class OfflineVerifier:
             or rules.laterality_contradiction(analysis.claim.text, facts, window)
             or orders.imaging_site_contradiction(analysis.claim.text, facts)
             or denial_answered_yes(analysis.claim.text, analysis.claim.section, facts, self.kb)
+            or (corrected_statement(analysis, facts) if not lexical else None)
             or (
                 misattributed(claim, facts.reading, finding_words(analysis.mentions))
                 if attributed

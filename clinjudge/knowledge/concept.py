@@ -29,6 +29,8 @@ Kind = Literal[
     "other",
 ]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
+#: Concept kinds whose presence or absence a conversation establishes.
+FINDING_KINDS = frozenset({"symptom", "finding", "disease"})
 
 #: Relation names used by the sources. ``same_as`` is always an equivalence; ``brand_of``,
 #: ``expands_to``, ``lay_for`` and ``xref`` become equivalences only when unambiguous

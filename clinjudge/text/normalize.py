@@ -7,7 +7,9 @@
 (``um``, ``uh``, ``okay``, ``yeah``, discourse ``"all right"``) and note boilerplate
 (``patient``, ``reports``, ``states``, ``notes``, ``presents``) removed; Snowball (Porter 2)
 English stems so ``denies``/``denied`` and ``knees``/``knee`` match; unit words in canonical
-form (``milligrams`` → ``mg``, ``wks`` → ``week``); every ``n't`` contraction → ``not``.
+form (``milligrams`` → ``mg``, ``wks`` → ``week``); every ``n't`` contraction → ``not``;
+ordinals one token whichever way they are written (``"third"``, ``"3rd"`` → ``"3rd"``; issue 36:
+"third and fourth fingers" restates "3rd and 4th").
 
 Kept on purpose: negation words (``no``, ``not``, ``denies``, ``without``, ``nil``) and side
 words (``left``, ``right``, ``both``) — they carry the meaning a judge must compare. The stopword
@@ -61,6 +63,19 @@ BOILERPLATE: frozenset[str] = frozenset(
     )
 )
 _DROP = STOPWORDS | FILLERS | BOILERPLATE
+_ORDINAL_WORDS = _words(
+    """first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
+    thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"""
+)
+_SUFFIX = {1: "st", 2: "nd", 3: "rd"}
+#: ``"third"`` → ``"3rd"``: the token an ordinal has however it is written.
+ORDINALS: dict[str, str] = {
+    w: f"{n}{_SUFFIX.get(n, 'th') if n not in (11, 12, 13) else 'th'}"
+    for n, w in enumerate(_ORDINAL_WORDS, 1)
+}
+_ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+#: Words before "second" that make it a unit of time ("a second", "30 seconds"), not "2nd".
+_TIME_SECOND = frozenset({"a", "one", "per", "few", "couple", "several", "each", "every"})
 _STEMMER = snowballstemmer.stemmer("english")
 _MARKUP_RE = re.compile(r"<[^<>\n]{1,40}>")
 
@@ -94,8 +109,15 @@ def content_token_spans(text: str) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     skip_until = -1
     prev = ""
-    for word, s, e in word_tokens(text):
+    words = word_tokens(text)
+    for i, (word, s, e) in enumerate(words):
         if s < skip_until:
+            continue
+        ordinal = _ordinal(words, i)
+        if ordinal:
+            token, end = ordinal
+            out.append((token, s, end))
+            skip_until, prev = end, ""
             continue
         if s in spelled:
             end, value = spelled[s]
@@ -114,3 +136,21 @@ def content_token_spans(text: str) -> list[tuple[str, int, int]]:
             continue
         out.append((canonical_unit(word) or stem(word), s, e))
     return out
+
+
+def _ordinal(words: list[tuple[str, int, int]], i: int) -> tuple[str, int] | None:
+    """``(token, end)`` when the word at ``i`` is an ordinal: a number glued to its suffix
+    (``"3rd"``: the tokenizer reads "3" and "rd") or an ordinal word (``"third"``) — but not
+    "second" as a unit of time ("a second", "30 seconds")."""
+    word, _, end = words[i]
+    if word.isdigit() and i + 1 < len(words):
+        suffix, s2, e2 = words[i + 1]
+        if suffix in _ORDINAL_SUFFIXES and s2 == end:
+            return f"{int(word)}{suffix}", e2
+        return None
+    if word in ORDINALS:
+        before = words[i - 1][0] if i else ""
+        if word == "second" and (before in _TIME_SECOND or before[:1].isdigit()):
+            return None
+        return ORDINALS[word], end
+    return None
