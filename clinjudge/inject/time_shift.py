@@ -17,8 +17,7 @@ event, and its legitimate counterpart that says the same time in other words.
   "two weeks ago"), "1 week" ↔ "a week". Ranges, approximations ("a couple of days") and
   follow-up intervals are left alone.
 
-Times are read by :func:`clinjudge.text.quantities.extract_quantities` (durations) plus the
-points without a number a patient uses ("yesterday", "last night", "a week ago").
+Times are read by :func:`clinjudge.text.times.read_times`, as the judge reads them.
 """
 
 from __future__ import annotations
@@ -28,38 +27,15 @@ from dataclasses import dataclass
 
 from clinjudge.inject.material import NoteMaterial
 from clinjudge.inject.types import Edit, Perturber, match_case
-from clinjudge.text.clauses import from_now
 from clinjudge.text.normalize import content_tokens
-from clinjudge.text.quantities import extract_quantities
 from clinjudge.text.sentences import split_sentences
+from clinjudge.text.times import Time, read_times, same_time
 from clinjudge.text.transcript import parse_transcript
 
 #: How far (in turns) from the statement of the note's time the other event's time may be.
 NEAR_TURNS = 6
 #: Least ratio between two times for them to be of different events.
 APART = 2.0
-#: Days per time unit (a month and a year approximately: only ratios are compared).
-_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
-#: Points in time without a number, with their distance from today in days.
-_ANCHORS = {
-    "yesterday": 1.0,
-    "last night": 1.0,
-    "this morning": 0.25,
-    "last week": 7.0,
-    "last month": 30.0,
-    "last year": 365.0,
-}
-_ANCHOR = re.compile(
-    r"\b(?:yesterday|last night|this morning|last (?:week|month|year)"
-    r"|(?P<a>an?) (?P<u>hour|day|week|month|year) ago)\b",
-    re.I,
-)
-_AGO = re.compile(r"^\s+(?:ago|prior)\b", re.I)
-#: The preposition an indefinite duration is read with ("for the past couple of days").
-_LEADING = re.compile(
-    r"^(?:for|past|last|in|over|within|about|around|x)\s+(?:the\s+)?(?:past\s+|last\s+|next\s+)?",
-    re.I,
-)
 #: Words of a time itself, not of the problem it dates.
 _TIME_WORDS = frozenset(
     re.findall(
@@ -77,50 +53,9 @@ _NUMBER_WORDS = re.findall(
 )
 
 
-@dataclass(frozen=True)
-class Time:
-    """A time in a text: ``text[start:end]`` is what an edit replaces (a point includes its
-    "ago"); ``days`` its distance or length in days; ``point`` whether it says when."""
-
-    start: int
-    end: int
-    text: str
-    days: float
-    point: bool
-    ranged: bool
-
-
-def read_times(text: str) -> list[Time]:
-    """The times of ``text`` (module docstring), follow-up intervals left out."""
-    times: list[Time] = []
-    for q in extract_quantities(text):
-        if q.kind != "duration" or q.unit not in _DAYS or from_now(text, q):
-            continue
-        start = q.start + (m.end() if (m := _LEADING.match(q.text)) else 0)
-        core = text[start : q.end]
-        if core.lower().startswith("couple"):
-            continue  # "couple of days" without its article is not a phrase to move
-        ago = _AGO.match(text, q.end)
-        end = ago.end() if ago else q.end
-        days = q.value * _DAYS[q.unit]
-        times.append(Time(start, end, text[start:end], days, bool(ago), q.value2 is not None))
-    for m in _ANCHOR.finditer(text):
-        if any(t.start < m.end() and m.start() < t.end for t in times):
-            continue
-        key = m.group().lower()
-        days = _DAYS[m.group("u").lower()] if m.group("u") else _ANCHORS[key]
-        times.append(Time(m.start(), m.end(), m.group(), days, True, False))
-    return sorted(times, key=lambda t: t.start)
-
-
 def _apart(a: Time, b: Time) -> bool:
     lo, hi = sorted((a.days, b.days))
     return lo > 0 and hi / lo >= APART
-
-
-def _same(a: Time, b: Time) -> bool:
-    lo, hi = sorted((a.days, b.days))
-    return lo > 0 and hi / lo < 1.3
 
 
 @dataclass(frozen=True)
@@ -164,7 +99,7 @@ def find_time_shifts(src: NoteMaterial) -> list[Edit]:
             if t.ranged or "-" in t.text:
                 continue  # "3-5 days", "a 4-day history": no single time to move
             after_article = bool(_ARTICLE_SLOT.search(s.text[: t.start]))
-            sources = [x for x in said if x.time.point == t.point and _same(x.time, t)]
+            sources = [x for x in said if x.time.point == t.point and same_time(x.time, t)]
             seen: set[str] = set()
             for other in said:
                 r = other.time
@@ -214,7 +149,7 @@ def find_time_rewordings(src: NoteMaterial) -> list[Edit]:
     edits = []
     for s in _history_sentences(src):
         for t in read_times(s.text):
-            if t.ranged or not any(x.time.point == t.point and _same(x.time, t) for x in said):
+            if t.ranged or not any(x.time.point == t.point and same_time(x.time, t) for x in said):
                 continue
             found = respelled_number(t.text)
             if found is None:

@@ -8,7 +8,8 @@ Per claim (SPEC §1), in this order:
   3. safety floor → tier 4 (5 when a stated value disagrees): a medication never named, a
      dose/frequency/duration with no equivalent, a procedure or test never mentioned, a diagnosis
      neither stated nor inferable, a cited guideline, study or organisation the transcript never
-     talks about (offline_rules.py);
+     talks about (offline_rules.py), a time the visit gives only to a worsening given to
+     another event (inference-aware; :mod:`.time_of_event`);
   4. coverage = |claim content tokens found in the evidence or inside verified quantities| /
      |claim content tokens|; ≥ ``lexical_coverage`` (``strict_coverage`` in the lexical mode)
      → tier 1. The lexical mode stops here: tier 4;
@@ -63,6 +64,7 @@ from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.judges.pair_model import PairScoreMemo, default_pair_memo, pair_text
 from clinjudge.judges.severity import lexical_reason, rate_harm
 from clinjudge.judges.tiers import normalize_subtype
+from clinjudge.judges.time_of_event import time_of_worsening
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
 from clinjudge.text.quantities import extract_quantities
@@ -295,6 +297,7 @@ class OfflineVerifier:
             or self.knowledge.missing_diagnosis(analysis, facts, literal_only=lexical)
             or orders.unsupported_citation(analysis.claim.text, facts)
             or orders.unmentioned_referral(analysis.claim.text, facts)
+            or (time_of_worsening(analysis, facts) if not lexical else None)
         )
         return (4, "no_basis", reason) if reason else None
 
