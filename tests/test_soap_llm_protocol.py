@@ -107,9 +107,11 @@ async def test_a_claim_no_call_can_answer_stays_a_recorded_parse_failure(openai_
     assert len(alone) == 1  # asked alone once, then recorded (not asked forever)
 
 
-async def test_the_per_claim_protocol_asks_each_claim_alone_with_its_exchanges(
+async def test_the_per_claim_protocol_asks_each_claim_alone_after_the_notes_prefix(
     openai_stub, tmp_path
 ):
+    """Every call of a note opens with the same bytes (instructions, numbered transcript,
+    note) and ends with its claim; the answer is a label, with a reason and turns for a flag."""
     labels = {"c1": "stated", "c2": "inferred", "c3": "unsupported", "c4": "contradicted"}
 
     def one_label(request: dict) -> Reply:
@@ -117,28 +119,57 @@ async def test_the_per_claim_protocol_asks_each_claim_alone_with_its_exchanges(
         claim = text.split("<sentence>")[1].split("</sentence>")[0]
         index = [c.text for c in claims].index(claim)
         label = labels.get(f"c{index + 1}", "maybe")  # c5 on: a label that does not exist
-        return Reply(json.dumps({"label": label, "quote": "my right knee"}))
+        if label in ("unsupported", "contradicted"):
+            return Reply(json.dumps({"label": label, "reason": "said otherwise", "turns": [2, 99]}))
+        return Reply(json.dumps({"label": label}))
 
     claims = split_claims(segment_note(NOTE))
     result, setup = await judge(openai_stub, tmp_path, one_label, protocol="claim")
     verdicts = {v.claim_id: v for v in result.report.verdicts}
     assert verdicts["c1"].tier in (1, 2) and verdicts["c1"].supported
+    assert verdicts["c1"].evidence == [] and verdicts["c1"].rationale == "per-claim check: stated"
     assert verdicts["c2"].tier == 3 and verdicts["c3"].tier == 4 and verdicts["c4"].tier == 5
     assert verdicts["c3"].severity in ("major", "minor")  # rated by the offline rules
+    turn_2 = parse_transcript(TRANSCRIPT).turns[1]
+    assert [(e.start, e.end) for e in verdicts["c4"].evidence] == [(turn_2.start, turn_2.end)]
+    assert "said otherwise" in verdicts["c4"].rationale
     assert {f.claim_id for f in result.report.failures} == {
         f"c{i}" for i in range(5, len(claims) + 1)
     }
     assert len(openai_stub.requests) == 4 + 2 * (len(claims) - 4)  # a re-ask per bad reply
-    first = openai_stub.requests[0]
-    assert "<conversation_parts>" in first["messages"][0]["content"]
-    assert first["response_format"]["json_schema"]["schema"]["properties"]["label"]["enum"] == [
+    first_asks = [
+        r["messages"][0]["content"] for r in openai_stub.requests if len(r["messages"]) == 1
+    ]
+    prefixes = {text.split("<sentence>")[0] for text in first_asks}
+    assert len(prefixes) == 1  # one prefix for every claim of the note
+    prefix = prefixes.pop()
+    assert "\nT1 " in prefix and "<note>" in prefix and "<conversation_parts>" not in prefix
+    assert all(len(t) - len(prefix) < 0.2 * len(t) for t in first_asks)
+    schema = openai_stub.requests[0]["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["label"]["enum"] == [
         "stated",
         "inferred",
         "unsupported",
         "contradicted",
     ]
+    assert schema["required"] == ["label"]
     assert setup.provenance.verifier == {"protocol": "claim"}
     assert [p.name for p in setup.provenance.prompts] == ["soap.claim_inference_aware"]
+
+
+async def test_the_focused_protocol_asks_each_claim_with_its_exchanges(openai_stub, tmp_path):
+    """The layout before issue 38, kept as ``claim-focused``: each claim with only the
+    exchanges around it, a label and a quote."""
+
+    def stated(request: dict) -> Reply:
+        return Reply(json.dumps({"label": "stated", "quote": "my right knee"}))
+
+    result, setup = await judge(openai_stub, tmp_path, stated, protocol="claim-focused")
+    assert not result.report.failures and result.report.verdicts
+    first = openai_stub.requests[0]["messages"][0]["content"]
+    assert "<conversation_parts>" in first and "<note>" not in first
+    assert setup.provenance.verifier == {"protocol": "claim-focused"}
+    assert [p.name for p in setup.provenance.prompts] == ["soap.focused_inference_aware"]
 
 
 async def test_auto_claims_are_the_splitters_on_the_llm_backend(openai_stub, tmp_path):

@@ -1,0 +1,122 @@
+"""The focused per-claim protocol of the LLM backend (``protocol="claim-focused"``, SPEC §1):
+one call per claim, holding only the exchanges of the conversation around the claim's
+best-matching sentences and the claim itself -- the per-claim layout before issue 38, kept as an
+option. Its calls share little but their instructions (about half of each prompt), so a server
+re-reads most of every one; :mod:`.llm_claim_judge` is the prefix-stable per-claim protocol.
+
+A batch of claims over the whole transcript asks a lot of a small local model (it answers the
+first claims and drops the rest); here each call is short and asks for one label:
+
+    inference-aware:  stated → tier 1 (restatement) when the quoted words carry the claim's
+                      content words, else tier 2 (paraphrase); inferred → tier 3;
+                      unsupported → tier 4; contradicted → tier 5
+    lexical:          stated → tier 1; unsupported → tier 4; contradicted → tier 5
+
+The evidence is :func:`~clinjudge.grounding.evidence.exchange_passages` over a hybrid (BM25 +
+embedding) index of the transcript's sentences: each hit's whole turn, the turn before (the
+question a "no" answers) and the turn after. A reply with another label, or none, is a recorded
+``ParseFailure`` for the claim.
+"""
+
+from __future__ import annotations
+
+from clinjudge.grounding.evidence import exchange_passages, transcript_index
+from clinjudge.grounding.note_input import NoteInput
+from clinjudge.grounding.quotes import locate_quote
+from clinjudge.judges.llm_claim_judge import (
+    LABELS_BY_MODE,
+    SUBTYPE_OF_TIER,
+    TIER_OF_LABEL,
+    ClaimLabel,
+    quote_carries,
+)
+from clinjudge.judges.llm_judge import ModelVerifier
+from clinjudge.judges.note_context import HITS_PER_CLAIM
+from clinjudge.judges.severity import rate_harm
+from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure, Verdict
+
+#: Longest quote a server is asked for (a small model otherwise copies whole passages).
+QUOTE_CHARS = 120
+
+
+def label_schema(mode: Mode) -> dict:
+    """The schema sent for one claim: the mode's labels only, the label first (its first
+    token is the decision), then a short quote."""
+    return {
+        "title": "ClaimLabel",
+        "type": "object",
+        "properties": {
+            "label": {"type": "string", "enum": list(LABELS_BY_MODE[mode])},
+            "quote": {"type": "string", "maxLength": QUOTE_CHARS},
+        },
+        "required": ["label", "quote"],
+    }
+
+
+class FocusedClaimJudge(ModelVerifier):
+    """Verifies claims one call each, over the exchanges around each claim."""
+
+    async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
+        if note.evidence_index is None:
+            note.evidence_index = transcript_index(note.transcript, dense=True)
+        return [await self._verify_one(c, note) for c in claims]
+
+    def planned(self, claims: list[Claim], note: NoteInput) -> list[str]:
+        """The prompts :meth:`verify` sends for ``claims``, one a claim, as the caller renders
+        them -- no call is made."""
+        if note.evidence_index is None:
+            note.evidence_index = transcript_index(note.transcript, dense=True)
+        schema = label_schema(self.mode)
+        return [self.caller.rendered(self.prompt, self._inputs(c, note)[0], schema) for c in claims]
+
+    def _inputs(self, claim: Claim, note: NoteInput) -> tuple[dict, list]:
+        """The prompt's variables for ``claim`` and its knowledge entries."""
+        passages = exchange_passages(
+            note.transcript, note.evidence_index, claim.text, k=HITS_PER_CLAIM
+        )
+        entries = self.knowledge.entries(claim.text) if self.knowledge else []
+        variables = {
+            "evidence": "\n".join(passages) or "(nothing in the conversation matches)",
+            "section": claim.section,
+            "knowledge": "\n".join(self.knowledge.describe(e) for e in entries)
+            if self.knowledge
+            else "",
+            "claim": claim.text,
+        }
+        return variables, entries
+
+    async def _verify_one(self, claim: Claim, note: NoteInput) -> Outcome:
+        variables, entries = self._inputs(claim, note)
+        result = await self.caller.call(
+            self.prompt, variables, ClaimLabel, key=claim.id, wire_schema=label_schema(self.mode)
+        )
+        if isinstance(result, ParseFailure | CallError):
+            return result.model_copy(update={"claim_id": claim.id})
+        if result.label not in LABELS_BY_MODE[self.mode]:
+            return ParseFailure(
+                claim_id=claim.id,
+                reason=f"label {result.label!r} does not exist in {self.mode} mode",
+                raw=result.model_dump_json()[:2000],
+            )
+        tier = self._tier(result, claim.text)
+        quote = result.quote.strip()
+        evidence = [locate_quote(note.transcript_text, quote)] if quote else []
+        verdict = Verdict(
+            claim_id=claim.id,
+            tier=tier,
+            subtype=SUBTYPE_OF_TIER.get(tier, "contradiction"),
+            rationale=f"per-claim check: {result.label}" + (f" ('{quote}')" if quote else ""),
+            evidence=evidence,
+            knowledge=entries,
+            backend="llm",
+        )
+        if verdict.supported or self.knowledge is None:
+            return verdict
+        return rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
+
+    def _tier(self, result: ClaimLabel, claim: str) -> int:
+        if result.label != "stated":
+            return TIER_OF_LABEL[result.label]
+        if self.mode == "lexical":
+            return 1
+        return 1 if quote_carries(claim, result.quote) else 2
