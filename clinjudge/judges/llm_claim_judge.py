@@ -118,9 +118,7 @@ class LLMClaimJudge(ModelVerifier):
             "section": claim.section,
             "claim": claim.text,
             "turns": turn_list(turns),
-            "knowledge": "\n".join(self.knowledge.describe(e) for e in entries)
-            if self.knowledge
-            else "",
+            "knowledge": self.knowledge.brief(entries) if self.knowledge else "",
         }
         return variables, entries, turns
 
