@@ -97,10 +97,11 @@ ProtocolOpt = Annotated[
     str,
     typer.Option(
         "--protocol",
-        help="How the llm backend asks: batch (8 claims a call), claim (one call per claim; "
-        "for small local models) -- both open every call of a note with the same transcript "
-        "and note, which a server reuses -- or claim-focused (one short call per claim over "
-        "the exchanges around it). In compare: --option inference-aware.protocol=claim.",
+        help="How the llm backend asks: batch (8 claims a call over the whole transcript), "
+        "claim (one short call per claim over the exchanges around it; for small local "
+        "models) or claim-shared (one call per claim over the whole transcript). batch and "
+        "claim-shared open every call of a note with the same transcript, which a server "
+        "reuses. In compare: --option inference-aware.protocol=claim.",
     ),
 ]
 

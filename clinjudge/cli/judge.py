@@ -67,7 +67,7 @@ def judge(
         check_choice(mode, ("lexical", "inference-aware"), "--mode")
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
-        check_choice(protocol, ("batch", "claim", "claim-focused"), "--protocol")
+        check_choice(protocol, ("batch", "claim", "claim-shared"), "--protocol")
         check_choice(output_format, FORMATS, "--format")
         if html is not None and html.is_dir():
             raise UsageError(f"--html is a directory, not a file: {html}")

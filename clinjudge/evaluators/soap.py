@@ -191,7 +191,7 @@ class SoapEvaluator:
 
 
 #: ``--option`` keys of the SOAP judges: how claims are cut (``claims``: auto, split, llm), how the
-#: LLM backend asks (``protocol``: batch, claim, claim-focused), claims per call (``batch_size``),
+#: LLM backend asks (``protocol``: batch, claim, claim-shared), claims per call (``batch_size``),
 #: the offline judge's attribution rule (``attribution``: true/false; off by default, issue 36) and
 #: its combiner's flagging threshold (``combiner_threshold``: a number in (0, 1); higher flags less
 #: and more precisely).

@@ -13,8 +13,8 @@ from clinjudge.judges.base import ClaimVerifier
 from clinjudge.judges.extraction import ClaimExtractor, LLMExtractor, SplitterExtractor
 from clinjudge.judges.knowledge_context import KnowledgeLookup
 from clinjudge.judges.llm_claim_judge import LLMClaimJudge
-from clinjudge.judges.llm_focused_judge import FocusedClaimJudge
 from clinjudge.judges.llm_judge import LLMJudge
+from clinjudge.judges.llm_shared_claim_judge import SharedClaimJudge
 from clinjudge.judges.offline import OfflineConfig, OfflineVerifier
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
@@ -22,31 +22,31 @@ from clinjudge.prompts import Prompt
 from clinjudge.types import Mode, Provenance
 
 PROMPT_BY_MODE = {"lexical": "soap.lexical", "inference-aware": "soap.inference_aware"}
-#: The per-claim protocols' prompts: ``claim`` (prefix-stable, :mod:`.llm_claim_judge`) and
-#: ``claim-focused`` (each claim with the exchanges around it, :mod:`.llm_focused_judge`).
+#: The per-claim protocols' prompts: ``claim`` (each claim with the exchanges around it,
+#: :mod:`.llm_claim_judge`) and ``claim-shared`` (prefix-stable, :mod:`.llm_shared_claim_judge`).
 CLAIM_PROMPT_BY_MODE = {
     "lexical": "soap.claim_lexical",
     "inference-aware": "soap.claim_inference_aware",
 }
-FOCUSED_PROMPT_BY_MODE = {
-    "lexical": "soap.focused_lexical",
-    "inference-aware": "soap.focused_inference_aware",
+SHARED_CLAIM_PROMPT_BY_MODE = {
+    "lexical": "soap.shared_claim_lexical",
+    "inference-aware": "soap.shared_claim_inference_aware",
 }
 EXTRACTION_PROMPT = "soap.claim_extraction"
 #: How the LLM backend asks: ``batch`` (claims of a note share a call over the whole
-#: transcript), ``claim`` (one call per claim, every call of a note opening with the same
-#: transcript and note) or ``claim-focused`` (one short call per claim over the exchanges
-#: around it). The verifier class and prompt names of each.
+#: transcript), ``claim`` (one short call per claim over the exchanges around it; for small
+#: models) or ``claim-shared`` (one call per claim, every call of a note opening with the same
+#: transcript, which a server reuses). The prompt names and verifier class of each.
 PROMPTS_BY_PROTOCOL = {
     "batch": PROMPT_BY_MODE,
     "claim": CLAIM_PROMPT_BY_MODE,
-    "claim-focused": FOCUSED_PROMPT_BY_MODE,
+    "claim-shared": SHARED_CLAIM_PROMPT_BY_MODE,
 }
 PROTOCOLS = tuple(PROMPTS_BY_PROTOCOL)
 VERIFIER_BY_PROTOCOL = {
     "batch": LLMJudge,
     "claim": LLMClaimJudge,
-    "claim-focused": FocusedClaimJudge,
+    "claim-shared": SharedClaimJudge,
 }
 
 
@@ -75,7 +75,7 @@ def build_judge(
     """A judge for ``mode`` on ``backend``; ``chat_model`` (any LangChain chat model) wins over
     settings. ``claims``: ``split`` (the offline splitter), ``llm`` (the extraction prompt) or
     ``auto`` (the splitter: both backends judge the same claims). ``protocol`` (LLM backend):
-    ``batch``, ``claim`` or ``claim-focused`` (:data:`PROTOCOLS`). ``offline``: the offline
+    ``batch``, ``claim`` or ``claim-shared`` (:data:`PROTOCOLS`). ``offline``: the offline
     verifier's settings (default: :class:`OfflineConfig`'s)."""
     if mode not in PROMPT_BY_MODE:
         raise ConfigError(f"unknown mode {mode!r}: use lexical or inference-aware")

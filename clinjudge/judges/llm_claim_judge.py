@@ -1,28 +1,24 @@
-"""The per-claim protocol of the LLM backend, for small models (SPEC §1; issue 38): one call
-per claim, and every call about one note beginning with the same bytes.
+"""The per-claim protocol of the LLM backend, for small models (``protocol="claim"``, SPEC §1):
+one call per claim, holding only the exchanges of the conversation around the claim's
+best-matching sentences and the claim itself. Its calls share little but their instructions
+(about half of each prompt), so a server re-reads most of every one; the prefix-stable per-claim
+protocol, whose calls about one note all open with the whole transcript, is
+:mod:`.llm_shared_claim_judge` (``claim-shared``). On the local Qwen2.5-Coder-1.5B model that one
+reads worse (issue 38: every claim of the first aci-demo note flagged, against 6 of 12 here), so
+this one stays the small models' protocol.
 
-A batch of claims asks a lot of a small local model (it answers the first claims and drops the
-rest); here each call asks for one label. Each prompt (:mod:`.note_context`) is
+A batch of claims over the whole transcript asks a lot of a small local model (it answers the
+first claims and drops the rest); here each call is short and asks for one label:
 
-    instructions · the answer's form · <conversation> numbered turns · <note> by section
-        -- the same for every claim of the note: a server reuses it from the call before
-    <sentence> the claim · the turns to read first · its knowledge terms
-        -- the claim's own, a few dozen tokens
-
-so the transcript and the note are read once per note by a server that keeps the previous
-request's prefix (llama.cpp, vLLM, Ollama) or billed at the cached rate by a hosted API.
-
-The answer is small: a label, and only for a flag a short reason and the numbers of the turns
-that decide it (no echo of the claim, no reason for a supported claim):
-
-    inference-aware:  stated → tier 1 when the turns to read first carry ≥ 80% of the claim's
-                      content words (a quote, when a reply gives one, instead), else tier 2
-                      (paraphrase); inferred → tier 3; unsupported → 4; contradicted → 5
+    inference-aware:  stated → tier 1 (restatement) when the quoted words carry the claim's
+                      content words, else tier 2 (paraphrase); inferred → tier 3;
+                      unsupported → tier 4; contradicted → tier 5
     lexical:          stated → tier 1; unsupported → tier 4; contradicted → tier 5
 
-A reply with another label, or none, is a recorded ``ParseFailure`` for the claim. The focused
-layout of before (each claim with only the exchanges around it) is
-:mod:`.llm_focused_judge` (``protocol="claim-focused"``).
+The evidence is :func:`~clinjudge.grounding.evidence.exchange_passages` over a hybrid (BM25 +
+embedding) index of the transcript's sentences: each hit's whole turn, the turn before (the
+question a "no" answers) and the turn after. A reply with another label, or none, is a recorded
+``ParseFailure`` for the claim.
 """
 
 from __future__ import annotations
@@ -31,22 +27,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from clinjudge.grounding.evidence import transcript_index
+from clinjudge.grounding.evidence import exchange_passages, transcript_index
 from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.quotes import locate_quote
-from clinjudge.judges.llm_judge import (
-    MOST_TURNS,
-    REASON_CHARS,
-    ModelVerifier,
-    note_by_section,
-)
-from clinjudge.judges.note_context import (
-    look_first,
-    numbered_transcript,
-    turn_evidence,
-    turn_list,
-    words_carried,
-)
+from clinjudge.judges.llm_judge import ModelVerifier
+from clinjudge.judges.note_context import HITS_PER_CLAIM
 from clinjudge.judges.severity import rate_harm
 from clinjudge.text.normalize import content_tokens
 from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure, Verdict
@@ -65,8 +50,8 @@ SUBTYPE_OF_TIER = {1: "restatement", 2: "paraphrase", 3: "inference", 4: "no_bas
 
 
 class ClaimLabel(BaseModel):
-    """One claim's answer. ``quote`` is read when a reply gives one (the focused prompt asks
-    for it; a user's prompt may), never asked for by the prefix-stable prompts."""
+    """One claim's answer: a label and a quote (this protocol), or a label and, for a flag, a
+    reason and turns (:mod:`.llm_shared_claim_judge`)."""
 
     label: Label
     reason: str = ""
@@ -74,58 +59,60 @@ class ClaimLabel(BaseModel):
     quote: str = ""
 
 
-def answer_schema(mode: Mode) -> dict:
-    """The schema sent for one claim: the mode's labels, the label first (its first token is
-    the decision); a reason and the deciding turns, both optional (asked for flags only)."""
+#: Longest quote a server is asked for (a small model otherwise copies whole passages).
+QUOTE_CHARS = 120
+
+
+def label_schema(mode: Mode) -> dict:
+    """The schema sent for one claim: the mode's labels only, the label first (its first
+    token is the decision), then a short quote."""
     return {
-        "title": "ClaimAnswer",
+        "title": "ClaimLabel",
         "type": "object",
         "properties": {
             "label": {"type": "string", "enum": list(LABELS_BY_MODE[mode])},
-            "reason": {"type": "string", "maxLength": REASON_CHARS},
-            "turns": {
-                "type": "array",
-                "items": {"type": "integer", "minimum": 1},
-                "maxItems": MOST_TURNS,
-            },
+            "quote": {"type": "string", "maxLength": QUOTE_CHARS},
         },
-        "required": ["label"],
+        "required": ["label", "quote"],
     }
 
 
 class LLMClaimJudge(ModelVerifier):
-    """Verifies claims one call each, every call of a note sharing its prefix."""
+    """Verifies claims one call each with a chat model through `StructuredCaller`."""
 
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
+        if note.evidence_index is None:
+            note.evidence_index = transcript_index(note.transcript, dense=True)
         return [await self._verify_one(c, note) for c in claims]
 
     def planned(self, claims: list[Claim], note: NoteInput) -> list[str]:
         """The prompts :meth:`verify` sends for ``claims``, one a claim, as the caller renders
         them -- no call is made."""
-        schema = answer_schema(self.mode)
-        return [self.caller.rendered(self.prompt, self._inputs(c, note)[0], schema) for c in claims]
-
-    def _inputs(self, claim: Claim, note: NoteInput) -> tuple[dict, list, list[int]]:
-        """The prompt's variables for ``claim`` (the note's first, the claim's last), its
-        knowledge entries and the turns it is told to read first."""
         if note.evidence_index is None:
             note.evidence_index = transcript_index(note.transcript, dense=True)
-        turns = look_first(note.evidence_index, claim.text)
+        schema = label_schema(self.mode)
+        return [self.caller.rendered(self.prompt, self._inputs(c, note)[0], schema) for c in claims]
+
+    def _inputs(self, claim: Claim, note: NoteInput) -> tuple[dict, list]:
+        """The prompt's variables for ``claim`` and its knowledge entries."""
+        passages = exchange_passages(
+            note.transcript, note.evidence_index, claim.text, k=HITS_PER_CLAIM
+        )
         entries = self.knowledge.entries(claim.text) if self.knowledge else []
         variables = {
-            "transcript": numbered_transcript(note.transcript),
-            "note": note_by_section(note.note),
+            "evidence": "\n".join(passages) or "(nothing in the conversation matches)",
             "section": claim.section,
+            "knowledge": "\n".join(self.knowledge.describe(e) for e in entries)
+            if self.knowledge
+            else "",
             "claim": claim.text,
-            "turns": turn_list(turns),
-            "knowledge": self.knowledge.brief(entries) if self.knowledge else "",
         }
-        return variables, entries, turns
+        return variables, entries
 
     async def _verify_one(self, claim: Claim, note: NoteInput) -> Outcome:
-        variables, entries, turns = self._inputs(claim, note)
+        variables, entries = self._inputs(claim, note)
         result = await self.caller.call(
-            self.prompt, variables, ClaimLabel, key=claim.id, wire_schema=answer_schema(self.mode)
+            self.prompt, variables, ClaimLabel, key=claim.id, wire_schema=label_schema(self.mode)
         )
         if isinstance(result, ParseFailure | CallError):
             return result.model_copy(update={"claim_id": claim.id})
@@ -135,18 +122,14 @@ class LLMClaimJudge(ModelVerifier):
                 reason=f"label {result.label!r} does not exist in {self.mode} mode",
                 raw=result.model_dump_json()[:2000],
             )
-        tier = self._tier(result, claim.text, note, turns)
+        tier = self._tier(result, claim.text)
         quote = result.quote.strip()
-        flagged = result.label in FLAGS
-        evidence = turn_evidence(note.transcript, result.turns) if flagged else []
-        if quote:
-            evidence.append(locate_quote(note.transcript_text, quote))
-        reason = result.reason.strip() if flagged else ""
+        evidence = [locate_quote(note.transcript_text, quote)] if quote else []
         verdict = Verdict(
             claim_id=claim.id,
             tier=tier,
             subtype=SUBTYPE_OF_TIER.get(tier, "contradiction"),
-            rationale=f"per-claim check: {result.label}" + (f" ({reason})" if reason else ""),
+            rationale=f"per-claim check: {result.label}" + (f" ('{quote}')" if quote else ""),
             evidence=evidence,
             knowledge=entries,
             backend="llm",
@@ -155,15 +138,12 @@ class LLMClaimJudge(ModelVerifier):
             return verdict
         return rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
 
-    def _tier(self, result: ClaimLabel, claim: str, note: NoteInput, turns: list[int]) -> int:
+    def _tier(self, result: ClaimLabel, claim: str) -> int:
         if result.label != "stated":
             return TIER_OF_LABEL[result.label]
         if self.mode == "lexical":
             return 1
-        if result.quote.strip():
-            return 1 if quote_carries(claim, result.quote) else 2
-        carried = words_carried(claim, note.transcript, turns)
-        return 1 if carried >= RESTATEMENT_COVERAGE else 2
+        return 1 if quote_carries(claim, result.quote) else 2
 
 
 def quote_carries(claim: str, quote: str) -> bool:

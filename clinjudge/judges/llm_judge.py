@@ -175,8 +175,11 @@ class LLMJudge(ModelVerifier):
             "text": claim.text,
             "read_first": turn_list(look_first(index, claim.text, k=CANDIDATES_PER_CLAIM)),
         }
-        if self.knowledge and entries:
-            payload["knowledge"] = [self.knowledge.describe(e) for e in entries]
+        # the lexical check reads no other names (its prompt says so): none are sent
+        wanted = self.knowledge is not None and entries and self.mode != "lexical"
+        names = self.knowledge.brief(entries) if wanted else ""
+        if names:
+            payload["knowledge"] = names.splitlines()
         return payload
 
     def _outcome(self, claim: Claim, item, note: NoteInput, entries) -> Outcome:

@@ -43,6 +43,26 @@ def look_first(index: SentenceIndex, claim: str, k: int = HITS_PER_CLAIM) -> lis
     return sorted(turns)
 
 
+def closest_lines(
+    index: SentenceIndex, transcript: Transcript, claim: str, k: int = HITS_PER_CLAIM
+) -> str:
+    """The ``k`` sentences that best match ``claim``, in transcript order, one line each --
+    ``T4 patient: no , none of that .`` -- each opening a turn preceded by the sentence before
+    it (the question a "no" answers); ``"none"`` when nothing matches."""
+    shown: set[int] = set()
+    for unit, _ in index.search(claim, k=k):
+        shown.add(unit.index)
+        before = unit.index - 1
+        if before >= 0 and index.units[before].turn != unit.turn:
+            shown.add(before)
+    lines = []
+    for i in sorted(shown):
+        unit = index.units[i]
+        who = "" if unit.speaker == "unknown" else f"{unit.speaker}: "
+        lines.append(f"T{unit.turn + 1} {who}{' '.join(unit.text.split())}")
+    return "\n".join(lines) or "none"
+
+
 def turn_list(numbers: list[int]) -> str:
     """``"T4, T5, T9"``, or ``"none"``."""
     return ", ".join(f"T{n}" for n in numbers) or "none"
