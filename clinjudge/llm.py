@@ -29,10 +29,12 @@ from pydantic import BaseModel, ValidationError
 from clinjudge.llm_cache import ResponseCache, cache_key
 from clinjudge.llm_dialects import (
     ENDPOINTS,
+    SCHEMA_SLOT,
     OutputMode,
     prompt_suffix,
     rejects_output_format,
     schema_request,
+    with_schema,
 )
 from clinjudge.llm_endpoints import call_gate, split_urls
 from clinjudge.llm_replies import describe_exception, parse_tolerant
@@ -64,6 +66,25 @@ REASK = (
 
 
 # --------------------------------------------------------------------------- the caller
+
+
+def _with_schema(
+    messages: list[BaseMessage], mode: OutputMode, json_schema: dict[str, Any]
+) -> list[BaseMessage]:
+    """The messages of a request in ``mode``: the schema written into the prompt's slot
+    (:data:`~clinjudge.llm_dialects.SCHEMA_SLOT`), else at the end of the last message, where
+    the server is not given it as a response format."""
+    if any(SCHEMA_SLOT in m.text for m in messages if isinstance(m, HumanMessage)):
+        return [
+            HumanMessage(with_schema(m.text, mode, json_schema))
+            if isinstance(m, HumanMessage) and SCHEMA_SLOT in m.text
+            else m
+            for m in messages
+        ]
+    suffix = prompt_suffix(mode, json_schema)
+    if not suffix:
+        return messages
+    return [*messages[:-1], HumanMessage(f"{messages[-1].text}{suffix}")]
 
 
 @dataclass
@@ -194,9 +215,9 @@ class StructuredCaller:
 
     def rendered(self, prompt: Prompt, variables: dict[str, Any], wire_schema: dict) -> str:
         """The text :meth:`call` sends first for these arguments, in the endpoint's current
-        dialect (the schema appended where the server cannot take it as a response format) --
-        for an estimate before a run; nothing is sent."""
-        return prompt.render(**variables) + prompt_suffix(self.output_mode, wire_schema)
+        dialect (the schema written in where the server cannot take it as a response format)
+        -- for an estimate before a run; nothing is sent."""
+        return with_schema(prompt.render(**variables), self.output_mode, wire_schema)
 
     async def call(
         self,
@@ -323,10 +344,7 @@ class StructuredCaller:
         schema: type[BaseModel],
         json_schema: dict[str, Any],
     ) -> _Attempt:
-        suffix = prompt_suffix(mode, json_schema)
-        if suffix:
-            last = messages[-1]
-            messages = [*messages[:-1], HumanMessage(f"{last.text}{suffix}")]
+        messages = _with_schema(messages, mode, json_schema)
         try:
             async with self._lease() as replica:
                 runnable = self._runnable(self.model_for(replica), mode, json_schema)

@@ -62,6 +62,21 @@ def schema_request(mode: OutputMode, json_schema: dict[str, Any]) -> dict[str, A
     return None
 
 
+#: Where a prompt wants the schema written in the dialects that write it into the prompt: a line
+#: of its own before the prompt's first placeholder, so that it is part of the prefix every
+#: call about one item shares (issue 38); a prompt without it gets the schema at its end. Only
+#: the first occurrence is the slot (data inserted later cannot move it).
+SCHEMA_SLOT = "[[answer schema]]"
+
+
+def with_schema(text: str, mode: OutputMode, json_schema: dict[str, Any]) -> str:
+    """``text`` with the schema written where it asks (:data:`SCHEMA_SLOT`; the slot removed in
+    the ``json_schema`` dialect), else appended (:func:`prompt_suffix`)."""
+    if SCHEMA_SLOT in text:
+        return text.replace(SCHEMA_SLOT, prompt_suffix(mode, json_schema).strip(), 1)
+    return text + prompt_suffix(mode, json_schema)
+
+
 def prompt_suffix(mode: OutputMode, json_schema: dict[str, Any]) -> str:
     """What is added to the last user message in this dialect: the schema, unless the server
     is given it as a ``json_schema`` response format."""

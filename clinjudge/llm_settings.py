@@ -49,6 +49,9 @@ class LLMSettings(BaseSettings):
     #: the sha256 it must have (checked before it is loaded).
     gguf: Path | None = None
     gguf_sha256: str | None = None
+    #: CPU threads of that server (``CLINJUDGE_THREADS``, ``--threads``; default: the cores
+    #: this process may use, :func:`clinjudge.local_model.default_threads`).
+    threads: int | None = Field(default=None, gt=0)
 
     @property
     def configured(self) -> bool:

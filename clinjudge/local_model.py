@@ -9,6 +9,14 @@ cached for one file are never served for another (the hash is computed once per 
 by path, size and modification time). A llama.cpp server answers one request at a time and a
 1.5B model on two CPU cores needs minutes for a long prompt, so the settings it gives allow
 one request in flight and a 30-minute timeout unless the user set others.
+
+A run's calls reach the server at their floor (issue 38): the notes of a run are judged one
+after the other (:func:`clinjudge.cli.common.run_concurrency`) and every call of a note opens
+with the same transcript and note, so the server reuses the previous request's prefix (its
+log says "prefix-match hit"); its prompt cache (``--cache``, :data:`PROMPT_CACHE_BYTES` of
+RAM) also keeps the states of earlier prompts, for a judge whose calls of two notes alternate.
+It runs on :func:`default_threads` threads -- the cores this process may use -- unless
+``--threads`` (``CLINJUDGE_THREADS``) says otherwise.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from clinjudge.cores import available_cores
 from clinjudge.errors import ConfigError
 from clinjudge.llm_cache import CACHE_DIR_ENV
 from clinjudge.llm_settings import LLMSettings
@@ -38,6 +47,11 @@ DEFAULT_N_CTX = 16384
 LOCAL_TIMEOUT = 1800.0
 READY_SECONDS = 180.0
 EXTRA_HINT = "pip install -e '.[local]' (llama-cpp-python builds from source, ~6-16 min)"
+#: RAM the server's prompt cache may hold (states of earlier prompts, reused by prefix).
+PROMPT_CACHE_BYTES = 1 << 30
+
+#: The server's threads unless ``--threads``: every core this process may use.
+default_threads = available_cores
 
 
 @dataclass
@@ -153,13 +167,14 @@ runpy.run_module("llama_cpp.server", run_name="__main__")
 def server_command(
     gguf: Path, model_id: str, port: int, *, n_ctx: int = DEFAULT_N_CTX, threads: int | None = None
 ) -> list[str]:
-    threads = threads or max(1, os.cpu_count() or 1)
+    threads = threads or default_threads()
     return [
         sys.executable, "-c", WITH_PARENT,
         "--model", str(gguf), "--model_alias", model_id,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
         "--use_mlock", "False",
+        "--cache", "True", "--cache_type", "ram", "--cache_size", str(PROMPT_CACHE_BYTES),
         # no logits kept for every prompt token (the server's default keeps n_ctx × vocab
         # floats: gigabytes for a 16k context); clinjudge asks for no logprobs
         "--logits_all", "False",
@@ -228,14 +243,19 @@ _SERVERS: dict[tuple[Path, int], LocalServer] = {}
 _LOCK = threading.Lock()
 
 
-def shared_server(gguf: Path, sha256: str | None = None, n_ctx: int = DEFAULT_N_CTX) -> LocalServer:
+def shared_server(
+    gguf: Path,
+    sha256: str | None = None,
+    n_ctx: int = DEFAULT_N_CTX,
+    threads: int | None = None,
+) -> LocalServer:
     """One server per file for the whole process (every judge of a run shares it), stopped at
     exit."""
     path = check_gguf(gguf)
     with _LOCK:
         server = _SERVERS.get((path, n_ctx))
         if server is None or server.process.poll() is not None:
-            server = start_server(path, sha256=sha256, n_ctx=n_ctx)
+            server = start_server(path, sha256=sha256, n_ctx=n_ctx, threads=threads)
             _SERVERS[(path, n_ctx)] = server
             atexit.register(server.stop)
         elif sha256 and server.sha256 != sha256.strip().lower():
@@ -252,7 +272,7 @@ def local_settings(settings: LLMSettings) -> tuple[LLMSettings, LocalServer]:
     """
     if settings.gguf is None:
         raise ConfigError("backend local needs a model file: --gguf FILE (or CLINJUDGE_GGUF)")
-    server = shared_server(settings.gguf, settings.gguf_sha256)
+    server = shared_server(settings.gguf, settings.gguf_sha256, threads=settings.threads)
     update: dict[str, object] = {"model": server.model_id, "base_url": server.base_url}
     if "timeout" not in settings.model_fields_set:
         update["timeout"] = LOCAL_TIMEOUT

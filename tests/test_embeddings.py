@@ -5,6 +5,7 @@ do not depend on the notes judged before it (issue 27: the same rows with either
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from clinjudge import embeddings
 
@@ -35,3 +36,25 @@ def test_encode_serves_the_same_vectors_whatever_was_encoded_before():
     assert np.array_equal(first[2], again[0]) and again.shape == (2, first.shape[1])
     model = embeddings.load_model()
     assert np.array_equal(again[1], embeddings.encode_padded(model, ["the left ankle"])[0])
+
+
+def test_torch_threads_are_half_the_cores_or_the_setting(monkeypatch) -> None:
+    """Issue 38: torch's threads are capped (a shared 2-core machine ran 10× slower with its
+    default); CLINJUDGE_TORCH_THREADS changes the cap, a bad value is a ConfigError."""
+    import torch
+
+    from clinjudge.embeddings import TORCH_THREADS_ENV, cap_torch_threads, torch_threads
+    from clinjudge.errors import ConfigError
+
+    monkeypatch.delenv(TORCH_THREADS_ENV, raising=False)
+    assert [torch_threads(c) for c in (1, 2, 3, 8, 64)] == [1, 1, 1, 4, 4]
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setenv(TORCH_THREADS_ENV, "3")
+        assert torch_threads(2) == 3
+        assert cap_torch_threads(2) == 3 and torch.get_num_threads() == 3
+        monkeypatch.setenv(TORCH_THREADS_ENV, "zero")
+        with pytest.raises(ConfigError, match=TORCH_THREADS_ENV):
+            torch_threads(2)
+    finally:
+        torch.set_num_threads(before)

@@ -205,6 +205,32 @@ async def test_llama_cpp_server_500_moves_to_json_object_with_the_schema(
     assert response_format(openai_stub.requests[-1]) == "json_object"
 
 
+async def test_a_prompts_schema_slot_keeps_the_schema_in_the_shared_prefix(
+    openai_stub: OpenAIStub,
+) -> None:
+    """Issue 38: a prompt with the schema slot gets the schema there (before its data, in the
+    prefix its calls share), in the first ask and in the re-ask's history alike; in the
+    json_schema dialect the slot is removed."""
+    slotted = Prompt(
+        name="test.slot", version="1", text="Judge.\n[[answer schema]]\n{{claims}}", sha256="c" * 64
+    )
+    replies = iter(["not json", json.dumps(GOOD)])
+    openai_stub.script(llama_cpp_server(lambda _r: next(replies, json.dumps(GOOD))))
+    caller = caller_for(openai_stub)
+    assert isinstance(await call(caller, slotted, claims="[a]"), Out)
+    first, reask = [r["messages"] for r in openai_stub.requests if response_format(r)][-2:]
+    for messages in (first, reask):
+        text = messages[0]["content"]
+        assert "[[answer schema]]" not in text
+        assert text.index('"verdicts"') < text.index("[a]")  # the schema before the data
+        assert text.endswith("[a]")
+    assert caller.rendered(slotted, {"claims": "[b]"}, Out.model_json_schema()).endswith("[b]")
+    openai_stub.script(lambda _r: json.dumps(GOOD))
+    other = caller_for(openai_stub, model="another")
+    assert isinstance(await call(other, slotted, claims="[c]"), Out)
+    assert openai_stub.requests[-1]["messages"][0]["content"] == "Judge.\n\n[c]"
+
+
 async def test_server_refusing_every_response_format_is_asked_in_plain_text(
     openai_stub: OpenAIStub,
 ) -> None:

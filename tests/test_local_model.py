@@ -14,7 +14,13 @@ from cli_helpers import assert_one_line_error, run
 from clinjudge.errors import ConfigError
 from clinjudge.grounding.backend import resolve_backend
 from clinjudge.llm import LLMSettings
-from clinjudge.local_model import check_gguf, file_sha256, server_command, verified_gguf
+from clinjudge.local_model import (
+    check_gguf,
+    default_threads,
+    file_sha256,
+    server_command,
+    verified_gguf,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real_model"
 
@@ -53,6 +59,22 @@ def test_the_server_listens_on_loopback_only(fake_gguf: Path) -> None:
     assert command[command.index("--host") + 1] == "127.0.0.1"
     assert command[command.index("--model_alias") + 1] == "tiny@abc"
     assert command[command.index("--n_ctx") + 1] == "4096"
+
+
+def test_the_server_keeps_prompts_and_runs_on_the_cores_it_may_use(
+    fake_gguf: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38: the prompt cache is on, and the threads are the process's cores unless
+    ``--threads`` / ``CLINJUDGE_THREADS`` says otherwise."""
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 3, 5})
+    assert default_threads() == 3
+    command = server_command(fake_gguf, "tiny@abc", 8123)
+    assert command[command.index("--cache") + 1] == "True"
+    assert command[command.index("--n_threads") + 1] == "3"
+    assert command[command.index("--n_threads_batch") + 1] == "3"
+    assert server_command(fake_gguf, "t", 1, threads=1)[command.index("--n_threads") + 1] == "1"
+    monkeypatch.setenv("CLINJUDGE_THREADS", "5")
+    assert LLMSettings().threads == 5
 
 
 def test_backend_local_needs_a_file() -> None:

@@ -51,7 +51,7 @@ def test_placeholders_of_builtins() -> None:
 @pytest.mark.parametrize("name", JUDGES)
 def test_judge_prompts_ask_for_the_verdict_json(name: str) -> None:
     text = load_prompt(name).text
-    for field in ('"verdicts"', '"claim_id"', '"tier"', '"subtype"', '"rationale"', '"evidence"'):
+    for field in ('"verdicts"', '"claim_id"', '"tier"', '"reason"', '"turns"', '"severity"'):
         assert field in text
 
 

@@ -139,7 +139,7 @@ async def test_lexical_mode_rejects_inference_tiers(openai_stub, tmp_path):
 async def test_cached_rerun_costs_zero_calls_and_calls_per_note_bound(openai_stub, tmp_path):
     def script(request):
         text = last_user_text(request)
-        if "candidate_evidence" not in text:  # the claim-extraction prompt
+        if "read_first" not in text:  # the claim-extraction prompt
             quotes = ["Right knee pain.", "He reports swelling at night.", "He denies chest pain."]
             quotes += ["Lisinopril 10 mg once daily.", "Penicillin."]
             quotes += [f"X-ray of the right knee{'' if i else '.'}" for i in range(1)]

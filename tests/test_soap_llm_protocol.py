@@ -18,6 +18,12 @@ from pydantic import BaseModel
 from clinjudge.api import ajudge_note, make_setup
 from clinjudge.grounding.evidence import exchange_passages, transcript_index
 from clinjudge.judges.llm_judge import verdict_schema
+from clinjudge.judges.note_context import (
+    closest_lines,
+    look_first,
+    numbered_transcript,
+    turn_evidence,
+)
 from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
 from clinjudge.prompts import Prompt
 from clinjudge.text.claims import split_claims
@@ -107,6 +113,57 @@ async def test_a_claim_no_call_can_answer_stays_a_recorded_parse_failure(openai_
     assert len(alone) == 1  # asked alone once, then recorded (not asked forever)
 
 
+async def test_the_shared_claim_protocol_asks_each_claim_after_the_notes_prefix(
+    openai_stub, tmp_path
+):
+    """Every call of a note opens with the same bytes (instructions, numbered transcript) and
+    ends with its claim and the lines closest to it; the answer is a label, with a reason and
+    turns for a flag."""
+    labels = {"c1": "stated", "c2": "inferred", "c3": "unsupported", "c4": "contradicted"}
+
+    def one_label(request: dict) -> Reply:
+        text = request["messages"][0]["content"]
+        claim = text.split("<sentence>")[1].split("</sentence>")[0]
+        index = [c.text for c in claims].index(claim)
+        label = labels.get(f"c{index + 1}", "maybe")  # c5 on: a label that does not exist
+        if label in ("unsupported", "contradicted"):
+            return Reply(json.dumps({"label": label, "reason": "said otherwise", "turns": [2, 99]}))
+        return Reply(json.dumps({"label": label}))
+
+    claims = split_claims(segment_note(NOTE))
+    result, setup = await judge(openai_stub, tmp_path, one_label, protocol="claim-shared")
+    verdicts = {v.claim_id: v for v in result.report.verdicts}
+    assert verdicts["c1"].tier in (1, 2) and verdicts["c1"].supported
+    assert verdicts["c1"].evidence == [] and verdicts["c1"].rationale == "per-claim check: stated"
+    assert verdicts["c2"].tier == 3 and verdicts["c3"].tier == 4 and verdicts["c4"].tier == 5
+    assert verdicts["c3"].severity in ("major", "minor")  # rated by the offline rules
+    turn_2 = parse_transcript(TRANSCRIPT).turns[1]
+    assert [(e.start, e.end) for e in verdicts["c4"].evidence] == [(turn_2.start, turn_2.end)]
+    assert "said otherwise" in verdicts["c4"].rationale
+    assert {f.claim_id for f in result.report.failures} == {
+        f"c{i}" for i in range(5, len(claims) + 1)
+    }
+    assert len(openai_stub.requests) == 4 + 2 * (len(claims) - 4)  # a re-ask per bad reply
+    first_asks = [
+        r["messages"][0]["content"] for r in openai_stub.requests if len(r["messages"]) == 1
+    ]
+    prefixes = {text.split("<sentence>")[0] for text in first_asks}
+    assert len(prefixes) == 1  # one prefix for every claim of the note
+    prefix = prefixes.pop()
+    assert "\nT1 " in prefix and "<conversation_parts>" not in prefix
+    assert all(len(t) - len(prefix) < 0.2 * len(t) for t in first_asks)
+    schema = openai_stub.requests[0]["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["label"]["enum"] == [
+        "stated",
+        "inferred",
+        "unsupported",
+        "contradicted",
+    ]
+    assert schema["required"] == ["label"]
+    assert setup.provenance.verifier == {"protocol": "claim-shared"}
+    assert [p.name for p in setup.provenance.prompts] == ["soap.shared_claim_inference_aware"]
+
+
 async def test_the_per_claim_protocol_asks_each_claim_alone_with_its_exchanges(
     openai_stub, tmp_path
 ):
@@ -165,6 +222,36 @@ def test_exchange_passages_show_the_question_a_denial_answers() -> None:
     assert lines[0] == "[patient] about two weeks now ."
     assert lines[1] == "[doctor] any fever or chills ?"
     assert lines[2] == "[patient] no , none of that ."
+
+
+def test_the_closest_lines_carry_their_turn_and_the_question_a_denial_answers() -> None:
+    transcript = parse_transcript(
+        "[doctor] how long has the knee hurt ?\n"
+        "[patient] about two weeks now .\n"
+        "[doctor] any fever or chills ?\n"
+        "[patient] no , none of that .\n"
+    )
+    index = transcript_index(transcript, dense=False)
+    assert numbered_transcript(transcript).splitlines()[2] == "T3 doctor: any fever or chills ?"
+    lines = closest_lines(index, transcript, "denies fever or chills", k=1).splitlines()
+    assert lines == ["T2 patient: about two weeks now .", "T3 doctor: any fever or chills ?"]
+    assert look_first(index, "denies fever or chills", k=1) == [2, 3]
+    spans = turn_evidence(transcript, [4, 4, 0, 9])  # each once; no turn 0 or 9
+    assert [e.text for e in spans] == ["no , none of that ."]
+    assert closest_lines(index, transcript, "zzz", k=1) == "none"
+
+
+def test_a_claims_other_names_are_brief() -> None:
+    from clinjudge.judges.knowledge_context import KnowledgeLookup
+    from clinjudge.knowledge.base import KnowledgeBase
+
+    lookup = KnowledgeLookup(KnowledgeBase.default())
+    entries = lookup.entries("Takes Zestril 10 mg daily.")
+    brief = lookup.brief(entries, most=3)
+    (line,) = [x for x in brief.splitlines() if x.startswith("Zestril = ")]
+    names = line.removeprefix("Zestril = ").split(", ")
+    assert len(names) <= 3 and "lisinopril" in {n.lower() for n in names}
+    assert len(brief) < len("\n".join(lookup.describe(e) for e in entries))
 
 
 PROMPT = Prompt(name="t", version="1", text="Judge {{x}}", sha256="b" * 64)

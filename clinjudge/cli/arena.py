@@ -15,6 +15,7 @@ from clinjudge.cli.common import (
     BackendOpt,
     GgufOpt,
     PromptOpt,
+    ThreadsOpt,
     UsageError,
     check_choice,
     one_line_errors,
@@ -47,6 +48,7 @@ def arena(
     ] = "pairwise",
     backend: BackendOpt = "auto",
     gguf: GgufOpt = None,
+    threads: ThreadsOpt = None,
     prompt: PromptOpt = None,
     option: Annotated[
         list[str] | None,

@@ -18,6 +18,7 @@ import typer
 from clinjudge.cli.common import (
     BACKENDS,
     GgufOpt,
+    ThreadsOpt,
     check_choice,
     every_call_failed,
     exit_if_dead,
@@ -51,6 +52,7 @@ def cef(
     summary: Annotated[Path, typer.Option(help="The generated text S (summary or note).")],
     backend: BackendOpt = "auto",
     gguf: GgufOpt = None,
+    threads: ThreadsOpt = None,
     task: Annotated[
         str,
         typer.Option(help="summary, or note (no conciseness: a note is not meant to be shorter)."),

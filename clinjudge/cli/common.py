@@ -58,6 +58,25 @@ GgufOpt = Annotated[
         callback=_gguf_setting,
     ),
 ]
+
+
+def _threads_setting(value: int | None) -> int | None:
+    """``--threads`` is the ``CLINJUDGE_THREADS`` setting of this run (read by LLMSettings)."""
+    if value is not None:
+        os.environ["CLINJUDGE_THREADS"] = str(value)
+    return value
+
+
+ThreadsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--threads",
+        help="CPU threads of the --backend local model server (default: the cores this "
+        "process may use; or CLINJUDGE_THREADS).",
+        min=1,
+        callback=_threads_setting,
+    ),
+]
 PromptOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -78,9 +97,11 @@ ProtocolOpt = Annotated[
     str,
     typer.Option(
         "--protocol",
-        help="How the llm backend asks: batch (8 claims a call over the whole transcript) or "
+        help="How the llm backend asks: batch (8 claims a call over the whole transcript), "
         "claim (one short call per claim over the exchanges around it; for small local "
-        "models). In compare: --option inference-aware.protocol=claim.",
+        "models) or claim-shared (one call per claim over the whole transcript). batch and "
+        "claim-shared open every call of a note with the same transcript, which a server "
+        "reuses. In compare: --option inference-aware.protocol=claim.",
     ),
 ]
 

@@ -19,6 +19,7 @@ import typer
 from clinjudge.cli.common import (
     BACKENDS,
     GgufOpt,
+    ThreadsOpt,
     UsageError,
     check_choice,
     every_call_failed,
@@ -63,6 +64,7 @@ def factcheck(
         ),
     ] = "auto",
     gguf: GgufOpt = None,
+    threads: ThreadsOpt = None,
     prompt: Annotated[
         list[str] | None,
         typer.Option(help="Replace a prompt: NAME=PATH, e.g. factcheck.rate=my_rate.md."),

@@ -17,6 +17,7 @@ from clinjudge.cli.common import (
     ModeOpt,
     PromptOpt,
     ProtocolOpt,
+    ThreadsOpt,
     UsageError,
     check_choice,
     every_call_failed,
@@ -36,6 +37,7 @@ def judge(
     mode: ModeOpt = "inference-aware",
     backend: BackendOpt = "auto",
     gguf: GgufOpt = None,
+    threads: ThreadsOpt = None,
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     protocol: ProtocolOpt = "batch",
@@ -65,7 +67,7 @@ def judge(
         check_choice(mode, ("lexical", "inference-aware"), "--mode")
         check_choice(backend, BACKENDS, "--backend")
         check_choice(claims, ("auto", "split", "llm"), "--claims")
-        check_choice(protocol, ("batch", "claim"), "--protocol")
+        check_choice(protocol, ("batch", "claim", "claim-shared"), "--protocol")
         check_choice(output_format, FORMATS, "--format")
         if html is not None and html.is_dir():
             raise UsageError(f"--html is a directory, not a file: {html}")

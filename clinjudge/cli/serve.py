@@ -23,7 +23,8 @@ def serve(
         int, typer.Option("--n-ctx", help="Context window in tokens.", min=512)
     ] = 16384,
     threads: Annotated[
-        int | None, typer.Option(help="CPU threads (default: every core).", min=1)
+        int | None,
+        typer.Option(help="CPU threads (default: the cores this process may use).", min=1),
     ] = None,
 ) -> None:
     """Serve a GGUF model on 127.0.0.1 with llama-cpp-python's OpenAI-compatible server, and

@@ -190,11 +190,11 @@ class SoapEvaluator:
         return lines
 
 
-#: ``--option`` keys of the SOAP judges: how claims are cut (``claims``: auto, split, llm), how
-#: the LLM backend asks (``protocol``: batch, claim), claims per call (``batch_size``), the
-#: offline judge's attribution rule (``attribution``: true/false; off by default, issue 36) and
-#: its combiner's flagging threshold (``combiner_threshold``: a number in (0, 1); higher flags
-#: less and more precisely).
+#: ``--option`` keys of the SOAP judges: how claims are cut (``claims``: auto, split, llm), how the
+#: LLM backend asks (``protocol``: batch, claim, claim-shared), claims per call (``batch_size``),
+#: the offline judge's attribution rule (``attribution``: true/false; off by default, issue 36) and
+#: its combiner's flagging threshold (``combiner_threshold``: a number in (0, 1); higher flags less
+#: and more precisely).
 SOAP_OPTIONS = ("claims", "protocol", "batch_size", "attribution", "combiner_threshold")
 
 
@@ -240,7 +240,8 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
         ),
     )
     if setup.caller is not None:
-        per_call = 1 if setup.provenance.verifier.get("protocol") == "claim" else batch_size
+        per_claim = str(setup.provenance.verifier.get("protocol", "")).startswith("claim")
+        per_call = 1 if per_claim else batch_size
         setup.provenance.verifier["claims_per_call"] = per_call
     return SoapEvaluator(name, setup, batch_size=batch_size)
 

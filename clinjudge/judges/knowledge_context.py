@@ -8,6 +8,8 @@ from clinjudge.types import KnowledgeEntry
 
 MAX_ENTRIES_PER_CLAIM = 6
 MAX_SYNONYMS = 6
+#: Other names of one mention in a per-claim prompt (:meth:`KnowledgeLookup.brief`).
+BRIEF_NAMES = 4
 
 
 class KnowledgeLookup:
@@ -36,3 +38,20 @@ class KnowledgeLookup:
         synonyms = [s for s in concept.synonyms if s.lower() != entry.matched.lower()]
         also = f"; also: {', '.join(synonyms[:MAX_SYNONYMS])}" if synonyms else ""
         return f'"{entry.matched}" → {entry.preferred} ({entry.kind}, {entry.source}){also}'
+
+    def brief(self, entries: list[KnowledgeEntry], most: int = BRIEF_NAMES) -> str:
+        """The other names of what a claim mentions, one line per mention, at most ``most``
+        names each -- ``Tramadol = conzip, rybix, ultram`` -- for a prompt that pays per claim
+        (the prefix-stable claim protocol); mentions with no other name are left out."""
+        names: dict[str, list[str]] = {}
+        for entry in entries:
+            concept = self.kb.concept(entry.concept_id)
+            said = names.setdefault(entry.matched, [])
+            for name in (entry.preferred, *concept.synonyms):
+                if name.lower() != entry.matched.lower() and name.lower() not in map(
+                    str.lower, said
+                ):
+                    said.append(name)
+        return "\n".join(
+            f"{matched} = {', '.join(others[:most])}" for matched, others in names.items() if others
+        )

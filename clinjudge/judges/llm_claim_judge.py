@@ -1,6 +1,11 @@
-"""The per-claim protocol of the LLM backend, for small models (SPEC §1): one call per claim,
-holding only the exchanges of the conversation around the claim's best-matching sentences and
-the claim itself.
+"""The per-claim protocol of the LLM backend, for small models (``protocol="claim"``, SPEC §1):
+one call per claim, holding only the exchanges of the conversation around the claim's
+best-matching sentences and the claim itself. Its calls share little but their instructions
+(about half of each prompt), so a server re-reads most of every one; the prefix-stable per-claim
+protocol, whose calls about one note all open with the whole transcript, is
+:mod:`.llm_shared_claim_judge` (``claim-shared``). On the local Qwen2.5-Coder-1.5B model that one
+reads worse (issue 38: every claim of the first aci-demo note flagged, against 6 of 12 here), so
+this one stays the small models' protocol.
 
 A batch of claims over the whole transcript asks a lot of a small local model (it answers the
 first claims and drops the rest); here each call is short and asks for one label:
@@ -20,19 +25,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from clinjudge.grounding.evidence import exchange_passages, transcript_index
 from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.quotes import locate_quote
 from clinjudge.judges.llm_judge import ModelVerifier
+from clinjudge.judges.note_context import HITS_PER_CLAIM
 from clinjudge.judges.severity import rate_harm
 from clinjudge.text.normalize import content_tokens
 from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure, Verdict
 
-#: Sentences retrieved per claim; each brings its turn and the turns around it.
-HITS_PER_CLAIM = 3
-#: Share of the claim's content words the quote must carry for "stated" to be tier 1.
+#: Share of the claim's content words the evidence must carry for "stated" to be tier 1.
 RESTATEMENT_COVERAGE = 0.8
 
 Label = Literal["stated", "inferred", "unsupported", "contradicted"]
@@ -40,17 +44,23 @@ LABELS_BY_MODE: dict[str, tuple[str, ...]] = {
     "inference-aware": ("stated", "inferred", "unsupported", "contradicted"),
     "lexical": ("stated", "unsupported", "contradicted"),
 }
+FLAGS = ("unsupported", "contradicted")
 TIER_OF_LABEL = {"inferred": 3, "unsupported": 4, "contradicted": 5}
 SUBTYPE_OF_TIER = {1: "restatement", 2: "paraphrase", 3: "inference", 4: "no_basis"}
 
 
+class ClaimLabel(BaseModel):
+    """One claim's answer: a label and a quote (this protocol), or a label and, for a flag, a
+    reason and turns (:mod:`.llm_shared_claim_judge`)."""
+
+    label: Label
+    reason: str = ""
+    turns: list[int] = Field(default_factory=list)
+    quote: str = ""
+
+
 #: Longest quote a server is asked for (a small model otherwise copies whole passages).
 QUOTE_CHARS = 120
-
-
-class ClaimLabel(BaseModel):
-    label: Label
-    quote: str = ""
 
 
 def label_schema(mode: Mode) -> dict:
@@ -133,7 +143,11 @@ class LLMClaimJudge(ModelVerifier):
             return TIER_OF_LABEL[result.label]
         if self.mode == "lexical":
             return 1
-        wanted = set(content_tokens(claim))
-        said = set(content_tokens(result.quote))
-        carried = len(wanted & said) / len(wanted) if wanted else 1.0
-        return 1 if carried >= RESTATEMENT_COVERAGE else 2
+        return 1 if quote_carries(claim, result.quote) else 2
+
+
+def quote_carries(claim: str, quote: str) -> bool:
+    """Whether ``quote`` carries :data:`RESTATEMENT_COVERAGE` of ``claim``'s content words."""
+    wanted = set(content_tokens(claim))
+    said = set(content_tokens(quote))
+    return (len(wanted & said) / len(wanted) if wanted else 1.0) >= RESTATEMENT_COVERAGE

@@ -1,13 +1,16 @@
 """The LLM backend of the SOAP judge: one structured call per batch of claims (SPEC §1).
 
-Each call carries the whole transcript, the note grouped by SOAP section (cross-section
-verification), and per claim its retrieved transcript candidates and knowledge entries. The
-server is asked to follow a schema that admits exactly the claim ids of the batch, each once,
-and only the mode's tiers (:func:`verdict_schema`). The reply is read strictly: a verdict whose
-tier does not exist in the mode, or a claim the model skipped, is a `ParseFailure` for that
-claim — never a guessed verdict. Claims a reply missed are asked again in smaller batches, down
-to one claim a call (a small model often answers only the first claims of a batch); what even a
-one-claim call cannot answer stays a recorded parse failure.
+Each call opens with what every call about the note shares (:mod:`.note_context`): the
+instructions, the answer's form, the turn-numbered transcript and the note grouped by SOAP section
+(cross-section verification); it ends with the batch's claims, each with the turns to read first
+and its knowledge entries -- so a server reuses the prefix from one batch to the next. The answer
+is small: a tier, and only for tiers 4–5 a short reason, the turns that decide it, a severity and a
+harm category. The server is asked to follow a schema that admits exactly the claim ids of the
+batch, each once, and only the mode's tiers (:func:`verdict_schema`). The reply is read strictly: a
+verdict whose tier does not exist in the mode, or a claim the model skipped, is a `ParseFailure`
+for that claim — never a guessed verdict. Claims a reply missed are asked again in smaller batches,
+down to one claim a call (a small model often answers only the first claims of a batch); what even
+a one-claim call cannot answer stays a recorded parse failure.
 """
 
 from __future__ import annotations
@@ -26,6 +29,12 @@ from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.quotes import locate_quote
 from clinjudge.judges.base import failure_for_all
 from clinjudge.judges.knowledge_context import KnowledgeLookup
+from clinjudge.judges.note_context import (
+    look_first,
+    numbered_transcript,
+    turn_evidence,
+    turn_list,
+)
 from clinjudge.judges.severity import rate_harm
 from clinjudge.judges.tiers import normalize_subtype, tier_allowed
 from clinjudge.llm import StructuredCaller
@@ -45,13 +54,22 @@ from clinjudge.types import (
 
 SEVERITIES = frozenset(get_args(Severity))
 HARM_CATEGORIES = frozenset(get_args(HarmCategory))
-#: Candidate transcript sentences shown to the model per claim.
+#: Sentences retrieved per claim; their turns (and the turns before them) are read first.
 CANDIDATES_PER_CLAIM = 3
+#: Longest reason a server is asked for, and most turns cited (tiers 4–5 only).
+REASON_CHARS = 100
+MOST_TURNS = 3
 
 
 class LLMVerdictItem(BaseModel):
+    """One claim's answer. ``reason`` and ``turns`` are asked for tiers 4–5 only;
+    ``subtype``, ``rationale`` and ``evidence`` (quotes) are read when a reply gives them (the
+    prompts before issue 38 asked for them; a user's prompt may), never asked for."""
+
     claim_id: str
     tier: int
+    reason: str = ""
+    turns: list[int] = Field(default_factory=list)
     subtype: str | None = None
     rationale: str = ""
     evidence: list[str] = Field(default_factory=list)
@@ -83,7 +101,7 @@ class LLMJudge(ModelVerifier):
     async def verify(self, claims: list[Claim], note: NoteInput) -> list[Outcome]:
         context, payloads, entries = self._inputs(claims, note)
         outcomes: dict[str, Outcome] = {}
-        await self._ask(claims, context, payloads, entries, note.transcript_text, outcomes)
+        await self._ask(claims, context, payloads, entries, note, outcomes)
         return [outcomes[c.id] for c in claims]
 
     def planned(self, claims: list[Claim], note: NoteInput) -> list[str]:
@@ -101,12 +119,16 @@ class LLMJudge(ModelVerifier):
         index = note.bm25_index
         entries = {c.id: self.knowledge.entries(c.text) if self.knowledge else [] for c in claims}
         payloads = {c.id: self._claim_payload(c, index, entries[c.id]) for c in claims}
-        context = {"transcript": note.transcript_text, "note_sections": note_by_section(note.note)}
+        context = {
+            "transcript": numbered_transcript(note.transcript),
+            "note_sections": note_by_section(note.note),
+        }
         return context, payloads, entries
 
     @staticmethod
     def _variables(ids: Sequence[str], context: dict[str, str], payloads: dict) -> dict:
-        claims = json.dumps([payloads[i] for i in ids], ensure_ascii=False, indent=1)
+        """The note's context first, then the batch's claims, one JSON object a line."""
+        claims = "\n".join(json.dumps(payloads[i], ensure_ascii=False) for i in ids)
         return {**context, "claims": claims}
 
     async def _ask(
@@ -115,7 +137,7 @@ class LLMJudge(ModelVerifier):
         context: dict[str, str],
         payloads: dict[str, dict],
         entries: dict[str, list],
-        transcript: str,
+        note: NoteInput,
         outcomes: dict[str, Outcome],
     ) -> None:
         """Ask for ``claims`` in one call; ask again for those the reply missed, in halves,
@@ -137,28 +159,30 @@ class LLMJudge(ModelVerifier):
             items: dict[str, LLMVerdictItem] = {}
             for item in result.verdicts:
                 items.setdefault(item.claim_id.strip(), item)
-            batch = {
-                c.id: self._outcome(c, items.get(c.id), transcript, entries[c.id]) for c in claims
-            }
+            batch = {c.id: self._outcome(c, items.get(c.id), note, entries[c.id]) for c in claims}
         outcomes.update(batch)
         missed = [c for c in claims if isinstance(batch[c.id], ParseFailure)]
         if not missed or len(claims) == 1:
             return
         size = max(1, len(claims) // 2)
         for i in range(0, len(missed), size):
-            await self._ask(missed[i : i + size], context, payloads, entries, transcript, outcomes)
+            await self._ask(missed[i : i + size], context, payloads, entries, note, outcomes)
 
     def _claim_payload(self, claim: Claim, index: SentenceIndex, entries: list) -> dict:
-        hits = index.search(claim.text, k=CANDIDATES_PER_CLAIM)
-        return {
+        payload: dict[str, Any] = {
             "id": claim.id,
             "section": claim.section,
             "text": claim.text,
-            "candidate_evidence": [u.text for u, _ in hits],
-            "knowledge": [self.knowledge.describe(e) for e in entries] if self.knowledge else [],
+            "read_first": turn_list(look_first(index, claim.text, k=CANDIDATES_PER_CLAIM)),
         }
+        # the lexical check reads no other names (its prompt says so): none are sent
+        wanted = self.knowledge is not None and entries and self.mode != "lexical"
+        names = self.knowledge.brief(entries) if wanted else ""
+        if names:
+            payload["knowledge"] = names.splitlines()
+        return payload
 
-    def _outcome(self, claim: Claim, item, transcript: str, entries) -> Outcome:
+    def _outcome(self, claim: Claim, item, note: NoteInput, entries) -> Outcome:
         if item is None:
             return ParseFailure(claim_id=claim.id, reason="model returned no verdict for claim")
         if not tier_allowed(self.mode, item.tier):
@@ -167,12 +191,14 @@ class LLMJudge(ModelVerifier):
                 reason=f"tier {item.tier} does not exist in {self.mode} mode",
                 raw=item.model_dump_json()[:2000],
             )
+        flagged = item.tier >= 4
+        quotes = [locate_quote(note.transcript_text, q) for q in item.evidence if q.strip()]
         verdict = Verdict(
             claim_id=claim.id,
             tier=item.tier,
             subtype=normalize_subtype(item.tier, item.subtype),
-            rationale=item.rationale.strip(),
-            evidence=[locate_quote(transcript, q) for q in item.evidence if q.strip()],
+            rationale=(item.rationale or (item.reason if flagged else "")).strip(),
+            evidence=(turn_evidence(note.transcript, item.turns) if flagged else []) + quotes,
             knowledge=entries,
             backend="llm",
         )
@@ -191,12 +217,25 @@ class LLMJudge(ModelVerifier):
 @cache
 def verdict_schema(ids: tuple[str, ...], mode: Mode) -> dict[str, Any]:
     """The JSON schema a server is asked to follow for one batch: :class:`LLMVerdicts` with
-    ``claim_id`` one of ``ids``, ``tier`` one of the mode's tiers, and exactly ``len(ids)``
-    verdicts (a grammar-constrained server cannot skip or invent a claim)."""
+    ``claim_id`` one of ``ids``, ``tier`` one of the mode's tiers (both required), the small
+    answer's optional fields of a flag (a short reason, at most three turns, the severity and
+    harm category), and exactly ``len(ids)`` verdicts (a grammar-constrained server cannot skip
+    or invent a claim)."""
     schema = copy.deepcopy(LLMVerdicts.model_json_schema())
-    item = schema["$defs"]["LLMVerdictItem"]["properties"]
-    item["claim_id"] = {"type": "string", "enum": list(ids)}
-    item["tier"] = {"type": "integer", "enum": sorted(TIERS_BY_MODE[mode])}
+    item = schema["$defs"]["LLMVerdictItem"]
+    item["required"] = ["claim_id", "tier"]
+    item["properties"] = {
+        "claim_id": {"type": "string", "enum": list(ids)},
+        "tier": {"type": "integer", "enum": sorted(TIERS_BY_MODE[mode])},
+        "reason": {"type": "string", "maxLength": REASON_CHARS},
+        "turns": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1},
+            "maxItems": MOST_TURNS,
+        },
+        "severity": {"type": "string", "enum": sorted(SEVERITIES)},
+        "harm_category": {"type": "string", "enum": sorted(HARM_CATEGORIES)},
+    }
     verdicts = schema["properties"]["verdicts"]
     verdicts["minItems"] = verdicts["maxItems"] = len(ids)
     return schema

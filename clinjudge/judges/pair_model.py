@@ -160,6 +160,9 @@ def default_pair_scorer() -> PairScorer | None:
         return None
     import torch
 
+    from clinjudge.embeddings import cap_torch_threads
+
+    cap_torch_threads()
     torch.manual_seed(0)
     return PairScorer.load()
 
