@@ -1,8 +1,9 @@
 """The rubric graph (issue 39): grade each criterion, then aggregate the item's score.
 
-    START ──(offline)──> grade_offline ──> aggregate ──> END
-    START ──(a model)──> grade_llm ─────> aggregate
+    prepare ──(offline)──> grade_offline ──> aggregate ──> END
+    prepare ──(a model)──> grade_llm ──> aggregate
 
+``prepare`` counts the transcript's turns (a cited turn outside them is dropped).
 ``grade_offline`` grades fact criteria by the omission judge's reading and records every other
 criterion "needs a model" (:func:`clinjudge.rubric.offline.grade_offline`). ``grade_llm`` sends
 the criteria in batches of :attr:`RubricContext.batch`, all batches of an item sharing one
@@ -34,7 +35,7 @@ from clinjudge.rubric.replies import (
     GradesReply,
     criteria_listing,
     grades_from_reply,
-    visit_block,
+    visit_variables,
 )
 from clinjudge.rubric.scoring import item_score
 from clinjudge.text.transcript import turn_spans
@@ -50,6 +51,7 @@ class RubricState(TypedDict, total=False):
     question: str
     reference: str
     criteria: list[dict[str, Any]]
+    n_turns: int
     grades: list[dict[str, Any]]
     row: dict[str, Any]
 
@@ -61,6 +63,11 @@ class RubricContext:
     caller: StructuredCaller | None = None
     prompt: Prompt | None = None
     batch: int = BATCH
+
+
+def prepare(state: RubricState) -> dict[str, Any]:
+    transcript = state["transcript"]
+    return {"n_turns": len(turn_spans(transcript)) if transcript.strip() else 0}
 
 
 def route(state: RubricState, runtime: Runtime[RubricContext]) -> str:
@@ -102,7 +109,7 @@ async def _ask(
     rubric = ctx.rubric
     variables = {
         "guidance": rubric.guidance or "(none)",
-        "visit": visit_block(
+        **visit_variables(
             rubric,
             transcript=state["transcript"],
             note=state["note"],
@@ -114,8 +121,7 @@ async def _ask(
     reply = await ctx.caller.call(ctx.prompt, variables, GradesReply, key=key)
     if not isinstance(reply, GradesReply):
         return [not_graded(c, reply.kind, reply.reason) for c in batch], []
-    n_turns = len(turn_spans(state["transcript"])) if state["transcript"].strip() else 0
-    return grades_from_reply(rubric, reply, batch, n_turns)
+    return grades_from_reply(rubric, reply, batch, state["n_turns"])
 
 
 def aggregate(state: RubricState, runtime: Runtime[RubricContext]) -> dict[str, Any]:
@@ -142,10 +148,12 @@ def _criteria(state: RubricState) -> list[Criterion]:
 def build_graph():
     """Compile the graph; invoke it with a :class:`RubricContext` as ``context=``."""
     graph = StateGraph(RubricState, context_schema=RubricContext)
+    graph.add_node("prepare", prepare)
     graph.add_node("grade_offline", grade_offline)
     graph.add_node("grade_llm", grade_llm)
     graph.add_node("aggregate", aggregate)
-    graph.add_conditional_edges(START, route, ["grade_offline", "grade_llm"])
+    graph.add_edge(START, "prepare")
+    graph.add_conditional_edges("prepare", route, ["grade_offline", "grade_llm"])
     graph.add_edge("grade_offline", "aggregate")
     graph.add_edge("grade_llm", "aggregate")
     graph.add_edge("aggregate", END)

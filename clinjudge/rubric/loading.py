@@ -136,6 +136,8 @@ def _one_line(exc: Any) -> str:
         fix = FIXES.get(named or "", "add it")
     else:
         fix = FIXES.get(named or "", "see the rubric format in clinjudge/rubric/model.py")
+    if "; " in msg:  # the check that failed says the fix itself
+        msg, fix = msg.split("; ", 1)
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     where = f"{field}: " if field else ""
     return f"{where}{msg}; {fix}{more}"

@@ -81,11 +81,14 @@ class Criterion(_Strict):
     @model_validator(mode="after")
     def _wording(self) -> Criterion:
         if self.kind is not None and self.fact is None:
-            raise ValueError("'kind' needs a 'fact'")
+            raise ValueError("'kind' needs a 'fact'; add fact: <the clinical fact>, or drop kind")
         if self.fact is not None and not self.fact.strip():
-            raise ValueError("'fact' is empty")
+            raise ValueError("'fact' is empty; name the clinical fact, or drop it")
         if not self.text.strip() and self.fact is None:
-            raise ValueError("a criterion needs 'text' (or a 'fact')")
+            raise ValueError(
+                "a criterion needs 'text' (or a 'fact'); say what the grader checks "
+                "(text: The note states the allergy.)"
+            )
         if not self.text.strip():
             verb = "contradicts" if self.fact_kind == "contradicts" else "documents"
             object.__setattr__(self, "text", f"The note {verb} {self.fact}.")
@@ -148,11 +151,16 @@ class Rubric(_Strict):
     @model_validator(mode="after")
     def _whole(self) -> Rubric:
         if not self.criteria and not self.criteria_column:
-            raise ValueError("a rubric needs 'criteria' or a 'criteria_column'")
+            raise ValueError(
+                "criteria: a rubric needs 'criteria' or a 'criteria_column'; list criteria, "
+                "each with an id and a text (or a fact)"
+            )
         ids = [c.id for c in self.criteria]
         if len(set(ids)) != len(ids):
             twice = next(i for i in ids if ids.count(i) > 1)
-            raise ValueError(f"criterion id {twice!r} is used twice")
+            raise ValueError(
+                f"criteria: criterion id {twice!r} is used twice; give each criterion a unique id"
+            )
         if self.mode == "scale":
             for c in self.criteria:
                 check_scale_criterion(c, self.scale)

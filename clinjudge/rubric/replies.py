@@ -36,25 +36,30 @@ class GradesReply(BaseModel):
 
 
 def numbered_transcript(transcript: str) -> str:
-    """One line per turn, ``T<n> <turn text>`` (turn n counted from 1, as reports show it)."""
+    """One line per turn, ``T<n> [speaker] <turn text>`` (turn n counted from 1, as reports
+    show it)."""
     turns = parse_transcript(transcript).turns
-    return "\n".join(f"T{i} {' '.join(t.text.split())}" for i, t in enumerate(turns, start=1))
+    return "\n".join(
+        f"T{i} [{t.speaker}] {' '.join(t.text.split())}" for i, t in enumerate(turns, start=1)
+    )
 
 
-def visit_block(
+def visit_variables(
     rubric: Rubric, *, transcript: str, note: str, question: str, reference: str
-) -> str:
-    """The shared part of every call for one item: what the rubric reads, each fenced."""
-    parts = []
-    if "question" in rubric.reads:
-        parts.append(("Question", question))
-    if "transcript" in rubric.reads and transcript.strip():
-        parts.append(("Transcript (turns numbered T1, T2, …)", numbered_transcript(transcript)))
-    if "reference note" in rubric.reads:
-        parts.append(("Reference note", reference))
-    label = "Answer" if "answer" in rubric.reads and "note" not in rubric.reads else "Note"
-    parts.append((f"{label} to grade", note))
-    return "\n\n".join(f"{title}:\n<<<\n{text}\n>>>" for title, text in parts)
+) -> dict[str, str]:
+    """The shared part of every call for one item: what the rubric reads (``(not read)`` for
+    a column it does not), the prompt fencing each."""
+    unread = "(not read by this rubric)"
+    answer = "answer" in rubric.reads and "note" not in rubric.reads
+    return {
+        "question": question if "question" in rubric.reads else unread,
+        "transcript": numbered_transcript(transcript)
+        if "transcript" in rubric.reads and transcript.strip()
+        else unread,
+        "reference": reference if "reference note" in rubric.reads else unread,
+        "text_label": "Answer" if answer else "Note",
+        "note": note,
+    }
 
 
 def criteria_listing(rubric: Rubric, criteria: list[Criterion]) -> str:
