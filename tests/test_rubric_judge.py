@@ -229,3 +229,46 @@ def test_a_bad_rubric_on_the_command_line_is_exit_2_and_one_line(tmp_path):
     out = tmp_path / "o"
     result = run("compare", data, "--judges", f"rubric:{bad}", "--backend", "offline", "--out", out)
     assert_one_line_error(result, "criteria[0].points: Input should be a valid number")
+
+
+def test_the_bundled_rubrics_run_offline_end_to_end_and_reports_show_the_criteria(tmp_path):
+    from clinjudge.datasets.loader import eval_sets_dir
+
+    root = eval_sets_dir()
+    visit = root / "rubric-visit-demo" / "visit_facts.rubric.md"
+    out = tmp_path / "visit"
+    result = run(
+        "compare",
+        root / "rubric-visit-demo",
+        "--judges",
+        f"rubric:{visit}",
+        "--backend",
+        "offline",
+        "--out",
+        out,
+    )
+    assert result.exit_code == 0, result.output
+    assert "criteria graded by knowledge" in result.output
+    report = json.loads((out / "report.json").read_text())
+    summary = report["judges"][f"rubric:{visit}"]
+    assert summary["criteria"]["graded_by"]["knowledge"] > 0 and summary["headline"]["score"]["n"]
+    assert "criteria graded by knowledge" in (out / "report.md").read_text()
+    csv_text = (out / "claims.csv").read_text()
+    assert "met: contradicted: the visit gave metformin" in csv_text
+    assert "Rubric criteria" in (out / "report.html").read_text()
+    scale = root / "rubric-scale-demo" / "quality.rubric.yaml"
+    out = tmp_path / "scale"
+    result = run(
+        "compare",
+        root / "rubric-scale-demo",
+        "--judges",
+        f"rubric:{scale}",
+        "--backend",
+        "offline",
+        "--out",
+        out,
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "report.json").read_text())["judges"][f"rubric:{scale}"]
+    assert summary["criteria"]["needs_model"] == summary["criteria"]["n"] == 15
+    assert summary["headline"]["score"]["value"] is None  # nothing graded: nothing guessed
