@@ -119,8 +119,11 @@ def llm_judge(stub, path, batch: int = 2):
 def test_the_model_grades_batches_under_one_shared_prefix(openai_stub, rubric_file):
     openai_stub.script(grading_server(skip=set()))
     judge = llm_judge(openai_stub, rubric_file, batch=2)
-    row = asyncio.run(judge.evaluate(Item(id="v", transcript=VISIT, note=NOTE)))
-    assert len(openai_stub.requests) == 3  # 6 criteria, 2 per call
+    item = Item(id="v", transcript=VISIT, note=NOTE)
+    planned, _ = judge.planned_prompts(item)  # what --dry-run counts
+    row = asyncio.run(judge.evaluate(item))
+    assert len(openai_stub.requests) == len(planned) == 3  # 6 criteria, 2 per call
+    assert openai_stub.requests[0]["messages"][-1]["content"] in planned
     prompts = [r["messages"][-1]["content"] for r in openai_stub.requests]
     prefixes = {p.split("Criteria:")[0] for p in prompts}
     assert len(prefixes) == 1 and "T2 [patient] i've had chest pain" in prefixes.pop()
@@ -272,3 +275,16 @@ def test_the_bundled_rubrics_run_offline_end_to_end_and_reports_show_the_criteri
     summary = json.loads((out / "report.json").read_text())["judges"][f"rubric:{scale}"]
     assert summary["criteria"]["needs_model"] == summary["criteria"]["n"] == 15
     assert summary["headline"]["score"]["value"] is None  # nothing graded: nothing guessed
+
+
+def test_malformed_criteria_of_a_row_stop_the_run_in_one_line(tmp_path, rubric_file):
+    rubric = tmp_path / "own.md"
+    rubric.write_text(RUBRIC.replace("criteria:\n", "criteria_column: own\ncriteria:\n"), "utf-8")
+    row = {"id": "a", "transcript": VISIT, "note": NOTE, "own": '[{"id": "z", "points": 1}]'}
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    out = tmp_path / "o"
+    result = run(
+        "compare", data, "--judges", f"rubric:{rubric}", "--backend", "offline", "--out", out
+    )
+    assert_one_line_error(result, "item 'a', column 'own', criterion 0: a criterion needs 'text'")

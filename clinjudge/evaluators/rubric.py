@@ -84,17 +84,39 @@ class RubricEvaluator(BaseEvaluator):
             return f"criteria (a JSON list in column {self.rubric.criteria_column!r})"
         return None
 
-    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
+    def texts(self, item: Item) -> dict[str, str]:
+        """What the grader reads of ``item``: the columns the rubric names, "" for others."""
         from clinjudge.rubric.model import READABLE
 
-        state = {
-            "id": item.id,
+        return {
             "transcript": item.transcript if self.needs_source else "",
             "note": item.note,
             "question": _field(item, READABLE["question"]),
             "reference": _field(item, READABLE["reference note"]),
-            "criteria": self.criteria_of(item),
         }
+
+    def planned_prompts(self, item: Item) -> tuple[list[str], str] | None:
+        """The first ask of each batch of ``item``'s criteria (``compare --dry-run``), built
+        as the graph builds them, with no call; ``None`` offline."""
+        if self.caller is None or self._context.prompt is None:
+            return None
+        from clinjudge.rubric.model import Criterion
+        from clinjudge.rubric.replies import GradesReply, prompt_variables
+
+        criteria = [Criterion.model_validate(c) for c in self.criteria_of(item)]
+        size, schema = self._context.batch, GradesReply.model_json_schema()
+        prompts = [
+            self.caller.rendered(
+                self._context.prompt,
+                prompt_variables(self.rubric, criteria[lo : lo + size], **self.texts(item)),
+                schema,
+            )
+            for lo in range(0, len(criteria), size)
+        ]
+        return prompts, "first asks; a criterion a reply leaves out is asked again"
+
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
+        state = {"id": item.id, **self.texts(item), "criteria": self.criteria_of(item)}
         final = await self._graph.ainvoke(state, context=self._context)
         return {**final["row"], "retry": bool(final["row"]["failures"])}
 

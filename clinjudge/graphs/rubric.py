@@ -33,9 +33,8 @@ from clinjudge.rubric.model import Criterion, Rubric
 from clinjudge.rubric.offline import grade_offline as offline_grades
 from clinjudge.rubric.replies import (
     GradesReply,
-    criteria_listing,
     grades_from_reply,
-    visit_variables,
+    prompt_variables,
 )
 from clinjudge.rubric.scoring import item_score
 from clinjudge.text.transcript import turn_spans
@@ -107,17 +106,14 @@ async def _ask(
     or an unreadable reply grades none: its criteria are recorded so, not asked again."""
     assert ctx.caller is not None and ctx.prompt is not None
     rubric = ctx.rubric
-    variables = {
-        "guidance": rubric.guidance or "(none)",
-        **visit_variables(
-            rubric,
-            transcript=state["transcript"],
-            note=state["note"],
-            question=state.get("question", ""),
-            reference=state.get("reference", ""),
-        ),
-        "criteria": criteria_listing(rubric, batch),
-    }
+    variables = prompt_variables(
+        rubric,
+        batch,
+        transcript=state["transcript"],
+        note=state["note"],
+        question=state.get("question", ""),
+        reference=state.get("reference", ""),
+    )
     reply = await ctx.caller.call(ctx.prompt, variables, GradesReply, key=key)
     if not isinstance(reply, GradesReply):
         return [not_graded(c, reply.kind, reply.reason) for c in batch], []

@@ -62,6 +62,25 @@ def visit_variables(
     }
 
 
+def prompt_variables(
+    rubric: Rubric,
+    batch: list[Criterion],
+    *,
+    transcript: str,
+    note: str,
+    question: str,
+    reference: str,
+) -> dict[str, str]:
+    """Every variable of the grading prompt for one batch of an item's criteria."""
+    return {
+        "guidance": rubric.guidance or "(none)",
+        **visit_variables(
+            rubric, transcript=transcript, note=note, question=question, reference=reference
+        ),
+        "criteria": criteria_listing(rubric, batch),
+    }
+
+
 def criteria_listing(rubric: Rubric, criteria: list[Criterion]) -> str:
     """The batch of criteria the prompt lists, one per line (levels under a scale one)."""
     lines = []

@@ -12,8 +12,9 @@ A grade is a dict per criterion: ``status`` is ``graded`` (``met`` true/false, o
 A negative criterion met (the note states what must not appear) takes points away; none are
 given for one not met. ``None`` when no graded criterion has positive points.
 
-**scale rubrics** (G-Eval style, MedHELM's 1–5 jury): the mean of the graded criteria's levels,
-and ``score`` = (mean − 1) / (N − 1) ∈ [0, 1] so that scores of either mode read the same way.
+**scale rubrics** (G-Eval style, MedHELM's 1–5 jury): ``mean_level`` = the mean of the graded
+criteria's levels, and ``score`` = the mean of (level − 1) / (N − 1) over them, N each
+criterion's top level, so that scores of either mode read the same way on [0, 1].
 
 **Critical gate**: a critical criterion *fails* when a positive one is not met, a negative one
 is met, or a scale one is graded at level 1. With ``aggregate.critical_gate`` on, an item with a
@@ -62,8 +63,8 @@ def item_score(rubric: Rubric, grades: list[dict[str, Any]]) -> dict[str, Any]:
     ``gate_failed``, and the counts by status and by grader."""
     if rubric.mode == "scale":
         mean = mean_level(grades)
-        top = rubric.top_level or max((g.get("top_level") or 0 for g in grades), default=0)
-        raw = None if mean is None or top < 2 else (mean - 1) / (top - 1)
+        unit = [(g["level"] - 1) / (g["top_level"] - 1) for g in graded(grades)]
+        raw = sum(unit) / len(unit) if unit else None
     else:
         mean, raw = None, healthbench_score(grades)
     gate = [g["id"] for g in grades if failed_critical(g)]
