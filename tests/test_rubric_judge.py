@@ -288,3 +288,21 @@ def test_malformed_criteria_of_a_row_stop_the_run_in_one_line(tmp_path, rubric_f
         "compare", data, "--judges", f"rubric:{rubric}", "--backend", "offline", "--out", out
     )
     assert_one_line_error(result, "item 'a', column 'own', criterion 0: a criterion needs 'text'")
+
+
+def test_a_rubric_brings_its_own_grader_prompt_and_its_hash(openai_stub, tmp_path):
+    (tmp_path / "grader.md").write_text(
+        "Grade strictly.\n{{note}}\n{{transcript}}\nCriteria:\n{{criteria}}\n", encoding="utf-8"
+    )
+    path = tmp_path / "r.md"
+    path.write_text(RUBRIC.replace("name: visit-check", "name: visit-check\nprompt: grader.md"))
+    openai_stub.script(grading_server(skip=set()))
+    judge = llm_judge(openai_stub, path, batch=6)
+    row = asyncio.run(judge.evaluate(Item(id="v", transcript=VISIT, note=NOTE)))
+    assert openai_stub.requests[0]["messages"][-1]["content"].startswith("Grade strictly.")
+    assert row["n_graded"] == 6
+    [ref] = judge.provenance()["prompts"]
+    assert ref["path"] == str(tmp_path / "grader.md") and ref["version"] == "custom"
+    (tmp_path / "grader.md").write_text("{{note}} {{mood}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="prompt: .*unknown placeholder"):
+        llm_judge(openai_stub, path)
