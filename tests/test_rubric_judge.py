@@ -203,6 +203,7 @@ def test_a_compare_run_resumes_and_judges_again_only_what_failed(openai_stub, tm
     first = run_compare_sync(data, judges, tmp_path / "run")
     summary = first.report["judges"][f"rubric:{rubric}"]
     assert summary["criteria"]["failed"] == 1 and summary["criteria"]["graded_by"] == {"llm": 20}
+    assert "parse_failure" in json.dumps(first.report["failures"][f"rubric:{rubric}"])
     before = len(openai_stub.requests)
     openai_stub.script(grading_server(skip=set()))
     again = run_compare_sync(
