@@ -259,7 +259,10 @@ def test_the_bundled_rubrics_run_offline_end_to_end_and_reports_show_the_criteri
     assert "criteria graded by knowledge" in (out / "report.md").read_text()
     csv_text = (out / "claims.csv").read_text()
     assert "met: contradicted: the visit gave metformin" in csv_text
-    assert "Rubric criteria" in (out / "report.html").read_text()
+    assert (
+        f'"criteria": {{"rubric:{visit}": [{{"id": "no-invented-allergy"'
+        in (out / "report.html").read_text()
+    )  # the viewer's data: each note's criteria with verdict, reason, turns
     scale = root / "rubric-scale-demo" / "quality.rubric.yaml"
     out = tmp_path / "scale"
     result = run(
@@ -307,3 +310,23 @@ def test_a_rubric_brings_its_own_grader_prompt_and_its_hash(openai_stub, tmp_pat
     (tmp_path / "grader.md").write_text("{{note}} {{mood}}\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="prompt: .*unknown placeholder"):
         llm_judge(openai_stub, path)
+
+
+def test_a_question_answer_rubric_reads_the_question_and_needs_it(openai_stub, tmp_path):
+    path = tmp_path / "qa.yaml"
+    path.write_text(
+        "name: qa\nreads: [question, answer]\n"
+        "criteria: [{id: direct, text: The answer answers the question asked}]\n",
+        encoding="utf-8",
+    )
+    openai_stub.script(grading_server(skip=set()))
+    judge = llm_judge(openai_stub, path)
+    assert not judge.needs_source
+    item = Item(id="q", transcript="", note="Take it with food.", meta={"question": "How?"})
+    row = asyncio.run(judge.evaluate(item))
+    sent = openai_stub.requests[0]["messages"][-1]["content"]
+    assert "How?" in sent and "Answer to grade:" in sent and row["n_graded"] == 1
+    data = tmp_path / "qa.jsonl"
+    data.write_text(json.dumps({"id": "q", "answer": "Take it with food."}) + "\n")
+    result = run("compare", data, "--judges", f"rubric:{path}", "--out", tmp_path / "o")
+    assert_one_line_error(result, "has no question (a question, Question, prompt column)")
