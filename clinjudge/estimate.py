@@ -20,6 +20,7 @@ from clinjudge.datasets.items import Dataset
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.files import read_jsonl
 from clinjudge.llm_usage import Prices
+from clinjudge.run_dir import RunDir
 from clinjudge.token_count import TokenCounter
 
 NOT_ESTIMATED = "not estimated: its prompts depend on the model's earlier replies"
@@ -50,7 +51,7 @@ def estimate_run(
     and how tokens were counted."""
     found: dict[str, dict[str, Any]] = {}
     for name, judge in judges.items():
-        done = finished_items(out_dir / "runs" / f"{name}.jsonl") if out_dir else set()
+        done = finished_items(RunDir(out_dir).rows_path(name)) if out_dir else set()
         items = [item for item in dataset.items if item.id not in done]
         entry: dict[str, Any] = {"items": len(items), "calls": 0, "prompt_tokens": 0}
         planner = getattr(judge, "planned_prompts", None)

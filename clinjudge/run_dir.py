@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -127,9 +128,13 @@ class RunDir:
         }
 
     def rows_path(self, judge: str) -> Path:
-        return self.path / "runs" / f"{judge}.jsonl"
+        """``runs/<judge>.jsonl``; a judge named after a file (``rubric:rubrics/x.md``) has
+        each character outside letters, digits and ``._:+-`` written ``_`` there."""
+        return self.path / "runs" / (_UNSAFE_IN_NAME.sub("_", judge) + ".jsonl")
 
 
+#: Characters a judge's name may not put in a file name.
+_UNSAFE_IN_NAME = re.compile(r"[^\w.:+-]")
 #: The writer lock of a run directory (:func:`run_lock`).
 LOCK_FILE = ".writer.lock"
 #: The run directories this process holds (resolved path → lock).

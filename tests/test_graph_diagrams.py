@@ -30,6 +30,7 @@ GRAPHS = [
     ("clinjudge.graphs.error_detection", "build_graph"),
     ("clinjudge.graphs.inject", "build_graph"),
     ("clinjudge.graphs.pairwise", "build_graph"),
+    ("clinjudge.graphs.rubric", "build_graph"),
 ]
 
 

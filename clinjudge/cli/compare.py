@@ -242,8 +242,7 @@ def sources_needed(judges: Iterable[str]) -> bool:
     """Whether any of the named judges reads a source text (known without building them)."""
     from clinjudge.evaluators.registry import registry
 
-    entries = registry()
-    return any(entries[name].needs_source for name in judges if name in entries)
+    return any(e.needs_source for e in map(registry().get, judges) if e is not None)
 
 
 def load_run_items(command: dict, require_source: bool):
@@ -279,6 +278,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
     from rich.table import Table
 
     from clinjudge.report.formatting import no_interval
+    from clinjudge.report.rubric_lines import graded_line
 
     judges = report["judges"]
     soap = {n: j for n, j in judges.items() if j.get("kind") == "soap"}
@@ -331,6 +331,8 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
         kinds = {j.get("kind") for j in others.values()}
         said = [line for kind, line in WHAT_N_IS.items() if kind in kinds]
         stdout.print("n: what the number is over. " + " ".join(said) + " Exclusions: report.json.")
+        for line in filter(None, (graded_line(n, j) for n, j in others.items())):
+            stdout.print(line, highlight=False)
     if report.get("systems"):
         print_systems(report["systems"])
     for pair in report["paired"]:
@@ -389,6 +391,7 @@ WHAT_N_IS = {
     "within 5% of the truth (continuous) or exactly (integer, date), Wilson CI.",
     "omission": "Omission: facts the visits state (critical facts for the critical rate), "
     "pooled over notes, Wilson CI; lower is better.",
+    "rubric": "Rubric: items scored; points met / positive points in 0–1, bootstrap CI.",
 }
 
 

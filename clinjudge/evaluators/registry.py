@@ -32,6 +32,9 @@ class JudgeEntry:
     #: One line for ``--help`` (what the judge reads and what it reports).
     summary: str
     build: Builder
+    #: What follows ``name:`` in ``--judges`` for a judge built from a file (``rubric:FILE``);
+    #: "" for a judge named alone.
+    argument: str = ""
 
     @property
     def needs_source(self) -> bool:
@@ -48,8 +51,10 @@ class JudgeEntry:
 _REGISTRY: dict[str, JudgeEntry] = {}
 
 
-def judge(name: str, *, summary: str) -> Callable[[Builder], Builder]:
-    """Register ``builder(options) -> Evaluator`` as the judge ``name``.
+def judge(name: str, *, summary: str, argument: str = "") -> Callable[[Builder], Builder]:
+    """Register ``builder(options) -> Evaluator`` as the judge ``name``; with an ``argument``
+    (``FILE``) the judge is named ``name:VALUE`` and its builder finds the value under that
+    argument's lower-case name in ``options.options`` (``rubric:my.md`` → ``file``).
 
     Raises:
         ValueError: another builder already holds ``name``.
@@ -59,7 +64,7 @@ def judge(name: str, *, summary: str) -> Callable[[Builder], Builder]:
         held = _REGISTRY.get(name)
         if held is not None and held.build.__qualname__ != builder.__qualname__:
             raise ValueError(f"judge {name!r} is registered twice")
-        _REGISTRY[name] = JudgeEntry(name, summary, builder)
+        _REGISTRY[name] = JudgeEntry(name, summary, builder, argument)
         return builder
 
     return register
@@ -85,7 +90,30 @@ def judge_names() -> tuple[str, ...]:
 
 def judges_help() -> str:
     """``name (summary); …`` of every judge, for the CLI's ``--judges`` help."""
-    return "; ".join(f"{e.name} ({e.summary})" for e in registry().values())
+    return "; ".join(
+        f"{e.name}{':' + e.argument if e.argument else ''} ({e.summary})"
+        for e in registry().values()
+    )
+
+
+def entry_of(name: str) -> tuple[JudgeEntry, str | None]:
+    """The registry entry a judge name uses, and its argument (``rubric:my.md`` → the
+    ``rubric`` entry and ``my.md``; ``None`` for a judge named alone).
+
+    Raises:
+        ConfigError: an unknown judge, a judge that needs an argument named without one, or an
+            argument given to a judge that takes none.
+    """
+    entries = registry()
+    base, sep, value = name.partition(":")
+    entry = entries.get(base)
+    if entry is None:
+        raise ConfigError(f"unknown judge {name!r}: choose from {', '.join(entries)}")
+    if entry.argument and not value.strip():
+        raise ConfigError(f"judge {base!r} needs a {entry.argument}: {base}:{entry.argument}")
+    if sep and not entry.argument:
+        raise ConfigError(f"judge {base!r} takes no argument: name it {base!r} alone")
+    return entry, (value.strip() if entry.argument else None)
 
 
 def build_evaluator(name: str, options: BuildOptions | None = None) -> Evaluator:
@@ -94,12 +122,16 @@ def build_evaluator(name: str, options: BuildOptions | None = None) -> Evaluator
     Raises:
         ConfigError: no judge is called ``name``.
     """
+    from dataclasses import replace
+
     from clinjudge.evaluators.base import BuildOptions
 
-    entries = registry()
-    if name not in entries:
-        raise ConfigError(f"unknown judge {name!r}: choose from {', '.join(entries)}")
-    return entries[name].build(options or BuildOptions())
+    entry, value = entry_of(name)
+    options = options or BuildOptions()
+    if value is not None:
+        given = {**options.options, entry.argument.lower(): value}
+        options = replace(options, options=given)
+    return entry.build(options)
 
 
 def parse_judge_names(spec: str) -> list[str]:
@@ -112,9 +144,8 @@ def parse_judge_names(spec: str) -> list[str]:
     names = [n.strip() for n in spec.split(",") if n.strip()]
     if not names:
         raise ConfigError(f"no judge named: use e.g. {','.join(list(entries)[:2])}")
-    unknown = [n for n in names if n not in entries]
-    if unknown:
-        raise ConfigError(f"unknown judge {unknown[0]!r}: choose from {', '.join(entries)}")
+    for n in names:
+        entry_of(n)
     if len(set(names)) != len(names):
         raise ConfigError("a judge is listed twice")
     return names

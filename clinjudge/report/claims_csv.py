@@ -6,9 +6,10 @@
 
 ``note`` is the item id (``<encounter>/<system>`` in a run of several systems), ``system`` the
 system that wrote it (empty in a one-system run), ``evidence_turns`` the transcript turns the
-verdict's evidence lies in, counted from 1 as the viewer shows them, ``;``-separated. Judges
-whose units are not claims with a tier (CEF questions, fact-check claims without tiers) are
-left out; ``verdicts.jsonl`` holds every judge's units.
+verdict's evidence lies in, counted from 1 as the viewer shows them, ``;``-separated. A rubric
+judge's criteria are rows too (:func:`criterion_line`). Judges whose units are not claims with
+a tier or criteria (CEF questions, fact-check claims without tiers) are left out;
+``verdicts.jsonl`` holds every judge's units.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from clinjudge.datasets.items import Item
 from clinjudge.files import atomic_write_text
+from clinjudge.report.rubric_lines import passes, verdict_words
 from clinjudge.text.transcript import turn_spans
 
 COLUMNS = (
@@ -65,6 +67,9 @@ def claim_lines(lines: Iterable[dict[str, Any]], items: list[Item]) -> list[dict
     starts: dict[str, list[int]] = {}
     out = []
     for line in lines:
+        if isinstance(line.get("criterion"), dict):
+            out.append(criterion_line(line, by_id.get(line["id"])))
+            continue
         if "tier" not in line or "claim_id" not in line:
             continue
         item = by_id.get(line["id"])
@@ -89,6 +94,25 @@ def claim_lines(lines: Iterable[dict[str, Any]], items: list[Item]) -> list[dict
             }
         )
     return out
+
+
+def criterion_line(line: dict[str, Any], item: Item | None) -> dict[str, Any]:
+    """A rubric criterion's row: its id and text, ``supported`` whether the text passes it (a
+    positive criterion met, a negative one not met; empty for levels and ungraded ones), the
+    verdict in words before the grader's reason, the turns it cites."""
+    c = line["criterion"]
+    return {
+        **dict.fromkeys(COLUMNS, ""),
+        "note": line["id"],
+        "system": (item.meta.get("system", "") if item else "") or "",
+        "judge": line["judge"],
+        "claim_id": c["id"],
+        "section": " ".join(c.get("tags") or []),
+        "claim": c.get("text") or "",
+        "supported": "" if passes(c) is None else passes(c),
+        "rationale": f"{verdict_words(c)}: {c.get('reason') or ''}".rstrip(": "),
+        "evidence_turns": ";".join(str(t) for t in c.get("turns") or []),
+    }
 
 
 def write_claims_csv(path: Path, lines: Iterable[dict[str, Any]], items: list[Item]) -> None:

@@ -22,6 +22,7 @@ from clinjudge.report.formatting import (
     truncate,
 )
 from clinjudge.report.provenance_markdown import provenance_section, seconds
+from clinjudge.report.rubric_lines import rubric_section
 from clinjudge.types import TIERS, Subtype
 
 SOAP_ORDER = ("subjective", "objective", "assessment", "plan")
@@ -45,6 +46,7 @@ def render_compare_markdown(
         *_skipped_section(report.get("skipped_items") or []),
         *(_judges_section(soap) if soap or not others else ()),
         *_scores_section(others),
+        *rubric_section(others),
         *(f"![{name.removesuffix('.png')}]({name})" for name in images),
         *_tiers_section(soap),
         *_subtypes_section(soap),

@@ -12,7 +12,9 @@ JavaScript inlined, and the run's data embedded as JSON (:func:`page_data`):
 - the run's cost per judge (and system), and each note's per judge
   (:mod:`clinjudge.report.cost_table`);
 - the omission judge's omitted and contradicted facts with their transcript spans, when the run
-  has it.
+  has it;
+- each rubric judge's criteria: verdict (met, not met, a level, or why ungraded), the grader's
+  reason and the transcript turns it cites (issue 39).
 
 The script renders a note only when it scrolls near the viewport (``IntersectionObserver``), so
 a page of 100 notes and 5,000 claims opens fast. Clicking a claim shows its verdicts and the
@@ -31,6 +33,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from clinjudge.files import atomic_write_text
 from clinjudge.report.cost_table import cost_columns, cost_note, cost_rows, note_cost
+from clinjudge.report.rubric_lines import passes, verdict_words
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: Judges whose rows hold claims and verdicts (SOAP judges).
@@ -46,6 +49,7 @@ def page_data(
     """What the page shows (module docstring); ``kinds``: judge → kind, ``rows``: judge → its
     rows (``id`` = item id)."""
     soap = [n for n, k in kinds.items() if k in CLAIM_KINDS]
+    rubrics = [n for n, k in kinds.items() if k == "rubric"]
     by_id = {n: {str(r["id"]): r for r in rows[n]} for n in rows}
     per_item = {str(p["id"]): p for p in report.get("per_item") or []}  # the rates compare gave
     notes = []
@@ -57,6 +61,7 @@ def page_data(
             for f in (omission or {}).get("facts") or []
             if f["status"] != "covered"
         ]
+        criteria = {n: _criteria(by_id[n].get(item.id)) for n in rubrics if n in by_id}
         scored = per_item.get(item.id, {})
         rates = {n: scored[n].get("hallucination_rate") for n in soap if n in scored}
         costs = {n: by_id[n][item.id].get("cost") for n in by_id if item.id in by_id[n]}
@@ -69,6 +74,7 @@ def page_data(
                 "claims": claims,
                 "rates": rates,
                 "facts": facts,
+                "criteria": {n: c for n, c in criteria.items() if c},
                 "cost": note_cost(costs),
             }
         )
@@ -92,6 +98,22 @@ def page_data(
             "note": cost_note(report.get("cost")),
         },
     }
+
+
+def _criteria(row: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A rubric row's criteria as the page lists them: verdict in words, whether the text
+    passes, the grader's reason and the transcript turns it cites."""
+    return [
+        {
+            "id": c["id"],
+            "text": c.get("text", ""),
+            "verdict": verdict_words(c),
+            "passes": passes(c),
+            "reason": c.get("reason") or "",
+            "turns": c.get("turns") or [],
+        }
+        for c in (row or {}).get("criteria") or []
+    ]
 
 
 def _claims(item_id: str, soap: list[str], by_id: dict) -> list[dict[str, Any]]:

@@ -146,6 +146,15 @@ function renderNote(section) {
     }
     section.append(el("h4", { text: "What the note leaves out (omission judge)" }), list);
   }
+  for (const [judge, criteria] of Object.entries(note.criteria || {})) {
+    const list = el("ul", { class: "criteria" });
+    for (const c of criteria) {
+      const cls = c.passes === true ? "pass" : c.passes === false ? "fail" : "other";
+      const turns = c.turns.length ? ` (turns ${c.turns.map((t) => `T${t}`).join(", ")})` : "";
+      list.append(el("li", { class: cls, text: `${c.verdict}: ${c.text} — ${c.reason}${turns}` }));
+    }
+    section.append(el("h4", { text: `Rubric criteria (${judge})` }), list);
+  }
   section.dataset.rendered = "1";
 }
 

@@ -1,0 +1,188 @@
+"""A judge from one rubric file (issue 39) as ``--judges rubric:FILE``: researchers write
+criteria, not code.
+
+The file (:mod:`clinjudge.rubric.model`, loaded by :func:`clinjudge.rubric.loading.
+load_rubric`) names the columns it reads, its criteria (and optionally a column of per-item
+criteria, HealthBench's layout), the grading mode and the aggregate. The graph
+(:mod:`clinjudge.graphs.rubric`) grades each criterion — on the LLM backend with the
+``rubric.grade_met`` or ``rubric.grade_scale`` prompt (or the rubric's own ``prompt``), offline
+the fact criteria by the omission judge's reading and every other one recorded "needs a model"
+— and scores the item (:mod:`clinjudge.rubric.scoring`); the summary is
+:func:`clinjudge.rubric.aggregate.summarize`. The judge's name in a run is ``rubric:FILE`` as
+given; the file's sha256 is in its identity (a changed rubric is not resumed into an old run)
+and provenance. A row whose criteria failed (a call error, a parse failure) is judged again by
+the next run; ``score(row)`` is the item score (higher = better text).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from clinjudge.errors import ConfigError
+from clinjudge.evaluators.base import BaseEvaluator, check_options
+from clinjudge.evaluators.registry import judge
+
+if TYPE_CHECKING:
+    from clinjudge.datasets.items import Item
+    from clinjudge.evaluators.base import BuildOptions
+    from clinjudge.grounding.backend import ModelAccess
+    from clinjudge.knowledge.base import KnowledgeBase
+    from clinjudge.rubric.model import Rubric
+
+PREFIX = "rubric:"
+
+
+class RubricEvaluator(BaseEvaluator):
+    kind = "rubric"
+
+    def __init__(
+        self, name: str, rubric: Rubric, access: ModelAccess, kb: KnowledgeBase | None
+    ) -> None:
+        from clinjudge.graphs.rubric import RubricContext, build_graph
+
+        super().__init__(access, {})
+        self.name = name
+        self.rubric = rubric
+        self.needs_source = "transcript" in rubric.reads
+        self._graph = build_graph()
+        prompt = access.prompts[0] if access.caller else None
+        self._context = RubricContext(rubric, kb, access.caller, prompt)
+
+    def identity(self) -> dict[str, Any]:
+        return {**super().identity(), "rubric_sha256": self.rubric.sha256}
+
+    def provenance(self) -> dict[str, Any]:
+        keep = ("path", "name", "version", "mode", "sha256")
+        return {**super().provenance(), "rubric": {k: getattr(self.rubric, k) for k in keep}}
+
+    def criteria_of(self, item: Item) -> list[dict[str, Any]]:
+        """The rubric's criteria, then the item's own (``criteria_column``).
+
+        Raises:
+            ConfigError: the item's criteria are malformed (one line: item, field, fix).
+        """
+        from clinjudge.rubric.loading import item_criteria
+
+        own: tuple = ()
+        if self.rubric.criteria_column:
+            value = item.meta.get(self.rubric.criteria_column)
+            own = item_criteria(self.rubric, value if value is not None else [], item.id)
+        return [c.model_dump() for c in (*self.rubric.criteria, *own)]
+
+    def missing(self, item: Item) -> str | None:
+        """What the item lacks for this rubric: a column it reads, or criteria.
+
+        Raises:
+            ConfigError: the item's own criteria are malformed.
+        """
+        from clinjudge.rubric.model import READABLE
+
+        for column in ("question", "reference note"):
+            if column in self.rubric.reads and not _field(item, READABLE[column]):
+                return f"{column} (a {', '.join(READABLE[column])} column)"
+        if not self.criteria_of(item):
+            return f"criteria (a JSON list in column {self.rubric.criteria_column!r})"
+        return None
+
+    def texts(self, item: Item) -> dict[str, str]:
+        """What the grader reads of ``item``: the columns the rubric names, "" for others."""
+        from clinjudge.rubric.model import READABLE
+
+        return {
+            "transcript": item.transcript if self.needs_source else "",
+            "note": item.note,
+            "question": _field(item, READABLE["question"]),
+            "reference": _field(item, READABLE["reference note"]),
+        }
+
+    def planned_prompts(self, item: Item) -> tuple[list[str], str] | None:
+        """The first ask of each batch of ``item``'s criteria (``compare --dry-run``), built
+        as the graph builds them, with no call; ``None`` offline."""
+        if self.caller is None or self._context.prompt is None:
+            return None
+        from clinjudge.rubric.model import Criterion
+        from clinjudge.rubric.replies import GradesReply, prompt_variables
+
+        criteria = [Criterion.model_validate(c) for c in self.criteria_of(item)]
+        size, schema = self._context.batch, GradesReply.model_json_schema()
+        prompts = [
+            self.caller.rendered(
+                self._context.prompt,
+                prompt_variables(self.rubric, criteria[lo : lo + size], **self.texts(item)),
+                schema,
+            )
+            for lo in range(0, len(criteria), size)
+        ]
+        return prompts, "first asks; a criterion a reply leaves out is asked again"
+
+    async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
+        state = {"id": item.id, **self.texts(item), "criteria": self.criteria_of(item)}
+        final = await self._graph.ainvoke(state, context=self._context)
+        return {**final["row"], "retry": bool(final["row"]["failures"])}
+
+    def score(self, row: dict[str, Any]) -> float | None:
+        return row.get("score")
+
+    def summarize(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        from clinjudge.rubric.aggregate import summarize
+
+        return summarize(self.rubric, rows)
+
+    def item_scores(self, row: dict[str, Any]) -> dict[str, Any]:
+        keys = ("score", "raw_score", "mean_level", "gate_failed", "n_graded", "n_needs_model")
+        return {k: row.get(k) for k in keys}
+
+    def flagged_spans(self, row: dict[str, Any]) -> list[tuple[int, int]]:
+        """Note spans of the errors found: negative criteria met, where the grader located one."""
+        return [
+            (c["note_span"][0], c["note_span"][1])
+            for c in row.get("criteria") or []
+            if c.get("met") and c["points"] < 0 and (c.get("note_span") or [-1])[0] >= 0
+        ]
+
+    def verdict_lines(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"id": row["id"], "judge": self.name, "criterion": c} for c in row["criteria"]]
+
+
+def _field(item: Item, names: tuple[str, ...]) -> str:
+    return next((str(item.meta[k]) for k in names if item.meta.get(k) not in (None, "")), "")
+
+
+@judge(
+    "rubric",
+    summary="a judge from one rubric file: criteria met or 1-N levels, HealthBench score",
+    argument="FILE",
+)
+def build(options: BuildOptions) -> RubricEvaluator:
+    from clinjudge.grounding.backend import knowledge_provenance, open_backend
+    from clinjudge.knowledge.base import KnowledgeBase
+    from clinjudge.prompts import load_prompt
+    from clinjudge.rubric.loading import load_rubric, prompt_file
+
+    given = check_options("rubric", options.options, ("file",))
+    if not given.get("file"):
+        raise ConfigError("judge 'rubric' needs a rubric file: --judges rubric:FILE")
+    rubric = load_rubric(str(given["file"]))
+    prompt_name = f"rubric.grade_{rubric.mode}"
+    access = open_backend(
+        options.backend,
+        judge="the rubric judge",
+        settings=options.settings,
+        chat_model=options.chat_model,
+        cache=options.cache,
+        prompt_names=(prompt_name,),
+        prompt_overrides=options.prompt_overrides,
+        known_prompts=("rubric.grade_met", "rubric.grade_scale"),
+    )
+    own = prompt_file(rubric)
+    if access.caller is not None and own is not None:
+        try:
+            access.prompts = [load_prompt(prompt_name, own)]
+        except ValueError as exc:
+            raise ConfigError(f"rubric {rubric.path}: prompt: {exc}") from exc
+        access.provenance["prompts"] = [p.ref().model_dump() for p in access.prompts]
+    kb = None
+    if access.caller is None:
+        kb = options.knowledge or KnowledgeBase.default()
+        access.provenance["knowledge"] = knowledge_provenance(kb)
+    return RubricEvaluator(f"{PREFIX}{given['file']}", rubric, access, kb)

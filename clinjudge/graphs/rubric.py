@@ -1,0 +1,156 @@
+"""The rubric graph (issue 39): grade each criterion, then aggregate the item's score.
+
+    prepare ──(offline)──> grade_offline ──> aggregate ──> END
+    prepare ──(a model)──> grade_llm ──> aggregate
+
+``prepare`` counts the transcript's turns (a cited turn outside them is dropped).
+``grade_offline`` grades fact criteria by the omission judge's reading and records every other
+criterion "needs a model" (:func:`clinjudge.rubric.offline.grade_offline`). ``grade_llm`` sends
+the criteria in batches of :attr:`RubricContext.batch`, all batches of an item sharing one
+prompt prefix (instructions, the visit with numbered turns, the note) and in flight together;
+criteria a reply leaves out are asked again once in one call, then recorded as parse failures;
+a call that fails records its criteria as errors (:mod:`clinjudge.rubric.replies`).
+``aggregate`` scores the graded criteria (:func:`clinjudge.rubric.scoring.item_score`).
+Rubric, caller, prompt and knowledge base arrive through the run context; the state holds
+plain values.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
+
+from clinjudge.knowledge.base import KnowledgeBase
+from clinjudge.llm import StructuredCaller
+from clinjudge.prompts import Prompt
+from clinjudge.rubric.grades import not_graded
+from clinjudge.rubric.model import Criterion, Rubric
+from clinjudge.rubric.offline import grade_offline as offline_grades
+from clinjudge.rubric.replies import (
+    GradesReply,
+    grades_from_reply,
+    prompt_variables,
+)
+from clinjudge.rubric.scoring import item_score
+from clinjudge.text.transcript import turn_spans
+
+#: Criteria per call on the LLM backend.
+BATCH = 8
+
+
+class RubricState(TypedDict, total=False):
+    id: str
+    transcript: str
+    note: str
+    question: str
+    reference: str
+    criteria: list[dict[str, Any]]
+    n_turns: int
+    grades: list[dict[str, Any]]
+    row: dict[str, Any]
+
+
+@dataclass
+class RubricContext:
+    rubric: Rubric
+    kb: KnowledgeBase | None = None
+    caller: StructuredCaller | None = None
+    prompt: Prompt | None = None
+    batch: int = BATCH
+
+
+def prepare(state: RubricState) -> dict[str, Any]:
+    transcript = state["transcript"]
+    return {"n_turns": len(turn_spans(transcript)) if transcript.strip() else 0}
+
+
+def route(state: RubricState, runtime: Runtime[RubricContext]) -> str:
+    return "grade_offline" if runtime.context.caller is None else "grade_llm"
+
+
+def grade_offline(state: RubricState, runtime: Runtime[RubricContext]) -> dict[str, Any]:
+    kb = runtime.context.kb
+    assert kb is not None
+    criteria = _criteria(state)
+    return {"grades": offline_grades(criteria, state["transcript"], state["note"], kb)}
+
+
+async def grade_llm(state: RubricState, runtime: Runtime[RubricContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    criteria = _criteria(state)
+    batches = [criteria[lo : lo + ctx.batch] for lo in range(0, len(criteria), ctx.batch)]
+    found = await asyncio.gather(
+        *(_ask(state, ctx, b, f"{state['id']}:{i}") for i, b in enumerate(batches))
+    )
+    done = {g["id"]: g for part in found for g in part[0]}
+    missing = [c for part in found for c in part[1]]
+    if missing:  # asked again once, together; what is still missing is a parse failure
+        again, still = await _ask(state, ctx, missing, f"{state['id']}:again")
+        done |= {g["id"]: g for g in again}
+        for c in still:
+            if c.id not in done:
+                reason = "the grader's reply gave no valid verdict for it, twice"
+                done[c.id] = not_graded(c, "parse_failure", reason)
+    return {"grades": [done[c.id] for c in criteria]}
+
+
+async def _ask(
+    state: RubricState, ctx: RubricContext, batch: list[Criterion], key: str
+) -> tuple[list[dict[str, Any]], list[Criterion]]:
+    """One call for ``batch``: its grades and the criteria the reply left missing. A failed call
+    or an unreadable reply grades none: its criteria are recorded so, not asked again."""
+    assert ctx.caller is not None and ctx.prompt is not None
+    rubric = ctx.rubric
+    variables = prompt_variables(
+        rubric,
+        batch,
+        transcript=state["transcript"],
+        note=state["note"],
+        question=state.get("question", ""),
+        reference=state.get("reference", ""),
+    )
+    reply = await ctx.caller.call(ctx.prompt, variables, GradesReply, key=key)
+    if not isinstance(reply, GradesReply):
+        return [not_graded(c, reply.kind, reply.reason) for c in batch], []
+    return grades_from_reply(rubric, reply, batch, state["n_turns"])
+
+
+def aggregate(state: RubricState, runtime: Runtime[RubricContext]) -> dict[str, Any]:
+    grades = state["grades"]
+    failures = [
+        {"kind": g["status"], "id": f"{state['id']}:{g['id']}", "reason": g["reason"]}
+        for g in grades
+        if g["status"] in ("parse_failure", "error")
+    ]
+    row = {
+        "id": state["id"],
+        "mode": runtime.context.rubric.mode,
+        **item_score(runtime.context.rubric, grades),
+        "criteria": grades,
+        "failures": failures,
+    }
+    return {"row": row}
+
+
+def _criteria(state: RubricState) -> list[Criterion]:
+    return [Criterion.model_validate(c) for c in state["criteria"]]
+
+
+def build_graph():
+    """Compile the graph; invoke it with a :class:`RubricContext` as ``context=``."""
+    graph = StateGraph(RubricState, context_schema=RubricContext)
+    graph.add_node("prepare", prepare)
+    graph.add_node("grade_offline", grade_offline)
+    graph.add_node("grade_llm", grade_llm)
+    graph.add_node("aggregate", aggregate)
+    graph.add_edge(START, "prepare")
+    graph.add_conditional_edges("prepare", route, ["grade_offline", "grade_llm"])
+    graph.add_edge("grade_offline", "aggregate")
+    graph.add_edge("grade_llm", "aggregate")
+    graph.add_edge("aggregate", END)
+    return graph.compile()
