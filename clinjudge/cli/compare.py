@@ -277,7 +277,7 @@ def print_headlines(report: dict, output_format: str) -> None:
 def print_compare_summary(report: dict, files: list[Path]) -> None:
     from rich.table import Table
 
-    from clinjudge.report.formatting import no_interval
+    from clinjudge.report.formatting import WHAT_N_IS, no_interval
     from clinjudge.report.rubric_lines import graded_line
 
     judges = report["judges"]
@@ -380,19 +380,6 @@ def print_systems(systems: dict) -> None:
         + (", ".join(apart) or "none")
         + "; every pair in report.md"
     )
-
-
-#: Per judge kind: what its headline numbers are over, and their intervals.
-WHAT_N_IS = {
-    "cef": "CEF: items whose score is defined; scores 0–100, higher is better, bootstrap CI "
-    "over items.",
-    "factcheck": "Fact-checking: rated relevant claims; rates pooled over claims, Wilson CI.",
-    "numeric": "Numeric: answers judged (a failed judge call is excluded); accuracy = correct "
-    "within 5% of the truth (continuous) or exactly (integer, date), Wilson CI.",
-    "omission": "Omission: facts the visits state (critical facts for the critical rate), "
-    "pooled over notes, Wilson CI; lower is better.",
-    "rubric": "Rubric: items scored; points met / positive points in 0–1, bootstrap CI.",
-}
 
 
 def _metric(name: str, value: float | None) -> str:

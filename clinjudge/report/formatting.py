@@ -64,3 +64,16 @@ def no_interval(headline: dict[str, Any]) -> str:
     n = headline.get("n")
     small = is_number(n) and 0 < n < MIN_BOOTSTRAP_UNITS and is_number(headline.get("value"))
     return TOO_FEW if small else "n/a"
+
+
+#: Per judge kind: what its headline numbers are over, and their intervals.
+WHAT_N_IS = {
+    "cef": "CEF: items whose score is defined; scores 0–100, higher is better, bootstrap CI "
+    "over items.",
+    "factcheck": "Fact-checking: rated relevant claims; rates pooled over claims, Wilson CI.",
+    "numeric": "Numeric: answers judged (a failed judge call is excluded); accuracy = correct "
+    "within 5% of the truth (continuous) or exactly (integer, date), Wilson CI.",
+    "omission": "Omission: facts the visits state (critical facts for the critical rate), "
+    "pooled over notes, Wilson CI; lower is better.",
+    "rubric": "Rubric: items scored; points met / positive points in 0–1, bootstrap CI.",
+}
