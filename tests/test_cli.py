@@ -577,3 +577,13 @@ def test_judge_answers_a_second_run_from_the_response_cache(tmp_path, openai_stu
     again = run(*args)
     assert again.exit_code == 0 and len(openai_stub.requests) == sent
     assert json.loads(again.stdout)["usage"]["cache_hits"] > 0
+
+
+def test_python_dash_m_runs_the_command_line():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "clinjudge", "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and "compare" in done.stdout

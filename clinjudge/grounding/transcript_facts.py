@@ -26,6 +26,7 @@ from clinjudge.text.negation import is_negated
 from clinjudge.text.normalize import content_token_spans, content_tokens, stem
 from clinjudge.text.numbers import format_number, leading_decimals, spoken_numbers
 from clinjudge.text.quantities import Quantity, extract_quantities
+from clinjudge.text.times import Time, read_times
 from clinjudge.types import Transcript
 
 _WORD = re.compile(r"[a-z]+")
@@ -63,6 +64,14 @@ class TranscriptFacts:
     reading: VisitReading | None = field(default=None, repr=False)
     #: What the visit says and later takes back (:mod:`clinjudge.grounding.corrections`).
     corrections: VisitCorrections = field(default_factory=VisitCorrections, repr=False)
+    _times: list[tuple[Unit, Time]] | None = field(default=None, repr=False)
+
+    def times(self) -> list[tuple[Unit, Time]]:
+        """Every time the visit gives (:func:`clinjudge.text.times.read_times`) with its
+        sentence, read once per visit, when a claim first asks."""
+        if self._times is None:
+            self._times = [(u, t) for u in self.index.units for t in read_times(u.text)]
+        return self._times
 
     def phrase_said(self, phrases: list[str]) -> bool:
         """Whether one transcript sentence holds every content word of one of these phrases,

@@ -72,8 +72,7 @@ def time_of_worsening(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | 
             continue
         said = [
             (u, x)
-            for u in facts.index.units
-            for x in read_times(u.text)
+            for u, x in facts.times()
             if same_time(x, t)  # "3 days ago" and "the last 3 days" date one start
         ]
         if not said or not all(_of_worsening(u.text, x.start, x.end) for u, x in said):
