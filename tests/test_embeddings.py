@@ -38,7 +38,7 @@ def test_encode_serves_the_same_vectors_whatever_was_encoded_before():
     assert np.array_equal(again[1], embeddings.encode_padded(model, ["the left ankle"])[0])
 
 
-def test_torch_threads_are_half_the_cores_or_the_setting(monkeypatch) -> None:
+def test_torch_threads_are_the_cores_up_to_four_or_the_setting(monkeypatch) -> None:
     """Issue 38: torch's threads are capped (a shared 2-core machine ran 10× slower with its
     default); CLINJUDGE_TORCH_THREADS changes the cap, a bad value is a ConfigError."""
     import torch
@@ -47,7 +47,7 @@ def test_torch_threads_are_half_the_cores_or_the_setting(monkeypatch) -> None:
     from clinjudge.errors import ConfigError
 
     monkeypatch.delenv(TORCH_THREADS_ENV, raising=False)
-    assert [torch_threads(c) for c in (1, 2, 3, 8, 64)] == [1, 1, 1, 4, 4]
+    assert [torch_threads(c) for c in (1, 2, 3, 8, 64)] == [1, 2, 3, 4, 4]
     before = torch.get_num_threads()
     try:
         monkeypatch.setenv(TORCH_THREADS_ENV, "3")
@@ -56,5 +56,24 @@ def test_torch_threads_are_half_the_cores_or_the_setting(monkeypatch) -> None:
         monkeypatch.setenv(TORCH_THREADS_ENV, "zero")
         with pytest.raises(ConfigError, match=TORCH_THREADS_ENV):
             torch_threads(2)
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_beside_a_model_server_torch_gets_one_thread(monkeypatch) -> None:
+    """A process that started a local model server leaves the cores to it (issue 38)."""
+    import torch
+
+    from clinjudge.embeddings import TORCH_THREADS_ENV, beside_a_server
+
+    monkeypatch.delenv(TORCH_THREADS_ENV, raising=False)
+    before = torch.get_num_threads()
+    try:
+        beside_a_server()
+        assert torch.get_num_threads() == 1
+        assert __import__("os").environ[TORCH_THREADS_ENV] == "1"
+        monkeypatch.setenv(TORCH_THREADS_ENV, "2")  # the user's setting wins
+        beside_a_server()
+        assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

@@ -40,8 +40,8 @@ class JudgeWorker:
         spec.apply_env()
         from clinjudge.embeddings import cap_torch_threads
 
-        # Ray gives each worker OMP_NUM_THREADS = the CPUs it holds: torch gets half of them
-        # (at least 1), or CLINJUDGE_TORCH_THREADS, the driver's, carried by the spec
+        # Ray gives each worker OMP_NUM_THREADS = the CPUs it holds: torch gets them (1–4),
+        # or CLINJUDGE_TORCH_THREADS, the driver's, carried by the spec
         omp = os.environ.get("OMP_NUM_THREADS", "")
         cap_torch_threads(int(omp) if omp.isdigit() else 1)
         if limiter is not None:

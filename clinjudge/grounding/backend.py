@@ -117,9 +117,11 @@ def open_backend(
     if resolved == "offline":
         return ModelAccess(resolved, provenance)
     if backend == "local" and chat_model is None:
+        from clinjudge.embeddings import beside_a_server
         from clinjudge.local_model import local_settings
 
         settings, server = local_settings(settings)
+        beside_a_server()  # the server holds the cores: retrieval's torch gets one thread
         provenance["local_model"] = server.provenance()
     caller = StructuredCaller.from_settings(settings, cache=cache, chat_model=chat_model)
     prompts = [load_prompt(name, overrides.get(name)) for name in prompt_names]
