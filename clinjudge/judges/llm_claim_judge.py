@@ -23,7 +23,7 @@ question a "no" answers) and the turn after. A reply with another label, or none
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
@@ -34,7 +34,19 @@ from clinjudge.judges.llm_judge import ModelVerifier
 from clinjudge.judges.note_context import HITS_PER_CLAIM
 from clinjudge.judges.severity import rate_harm
 from clinjudge.text.normalize import content_tokens
-from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure, Verdict
+from clinjudge.types import (
+    CallError,
+    Claim,
+    Evidence,
+    KnowledgeEntry,
+    Mode,
+    Outcome,
+    ParseFailure,
+    Verdict,
+)
+
+if TYPE_CHECKING:
+    from clinjudge.judges.knowledge_context import KnowledgeLookup
 
 #: Share of the claim's content words the evidence must carry for "stated" to be tier 1.
 RESTATEMENT_COVERAGE = 0.8
@@ -116,27 +128,14 @@ class LLMClaimJudge(ModelVerifier):
         )
         if isinstance(result, ParseFailure | CallError):
             return result.model_copy(update={"claim_id": claim.id})
-        if result.label not in LABELS_BY_MODE[self.mode]:
-            return ParseFailure(
-                claim_id=claim.id,
-                reason=f"label {result.label!r} does not exist in {self.mode} mode",
-                raw=result.model_dump_json()[:2000],
-            )
+        unknown = unknown_label(claim, result, self.mode)
+        if unknown is not None:
+            return unknown
         tier = self._tier(result, claim.text)
         quote = result.quote.strip()
         evidence = [locate_quote(note.transcript_text, quote)] if quote else []
-        verdict = Verdict(
-            claim_id=claim.id,
-            tier=tier,
-            subtype=SUBTYPE_OF_TIER.get(tier, "contradiction"),
-            rationale=f"per-claim check: {result.label}" + (f" ('{quote}')" if quote else ""),
-            evidence=evidence,
-            knowledge=entries,
-            backend="llm",
-        )
-        if verdict.supported or self.knowledge is None:
-            return verdict
-        return rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
+        detail = f"'{quote}'" if quote else ""
+        return label_outcome(claim, result.label, tier, detail, evidence, entries, self.knowledge)
 
     def _tier(self, result: ClaimLabel, claim: str) -> int:
         if result.label != "stated":
@@ -151,3 +150,39 @@ def quote_carries(claim: str, quote: str) -> bool:
     wanted = set(content_tokens(claim))
     said = set(content_tokens(quote))
     return (len(wanted & said) / len(wanted) if wanted else 1.0) >= RESTATEMENT_COVERAGE
+
+
+def unknown_label(claim: Claim, result: ClaimLabel, mode: Mode) -> ParseFailure | None:
+    """A reply whose label the mode does not have: a recorded parse failure, never a verdict."""
+    if result.label in LABELS_BY_MODE[mode]:
+        return None
+    return ParseFailure(
+        claim_id=claim.id,
+        reason=f"label {result.label!r} does not exist in {mode} mode",
+        raw=result.model_dump_json()[:2000],
+    )
+
+
+def label_outcome(
+    claim: Claim,
+    label: str,
+    tier: int,
+    detail: str,
+    evidence: list[Evidence],
+    entries: list[KnowledgeEntry],
+    knowledge: KnowledgeLookup | None,
+) -> Outcome:
+    """The verdict of a per-claim answer (``detail``: the quote or reason it gave, or ``""``);
+    a flag is rated for harm when the knowledge base is at hand (:mod:`.severity`)."""
+    verdict = Verdict(
+        claim_id=claim.id,
+        tier=tier,
+        subtype=SUBTYPE_OF_TIER.get(tier, "contradiction"),
+        rationale=f"per-claim check: {label}" + (f" ({detail})" if detail else ""),
+        evidence=evidence,
+        knowledge=entries,
+        backend="llm",
+    )
+    if verdict.supported or knowledge is None:
+        return verdict
+    return rate_harm(verdict, claim.text, claim.section, knowledge.kb)

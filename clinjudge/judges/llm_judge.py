@@ -59,6 +59,11 @@ CANDIDATES_PER_CLAIM = 3
 #: Longest reason a server is asked for, and most turns cited (tiers 4–5 only).
 REASON_CHARS = 100
 MOST_TURNS = 3
+#: The schema of a flag's small answer beyond its label or tier: a short reason and the turns.
+FLAG_FIELDS: dict[str, dict] = {
+    "reason": {"type": "string", "maxLength": REASON_CHARS},
+    "turns": {"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": MOST_TURNS},
+}
 
 
 class LLMVerdictItem(BaseModel):
@@ -227,12 +232,7 @@ def verdict_schema(ids: tuple[str, ...], mode: Mode) -> dict[str, Any]:
     item["properties"] = {
         "claim_id": {"type": "string", "enum": list(ids)},
         "tier": {"type": "integer", "enum": sorted(TIERS_BY_MODE[mode])},
-        "reason": {"type": "string", "maxLength": REASON_CHARS},
-        "turns": {
-            "type": "array",
-            "items": {"type": "integer", "minimum": 1},
-            "maxItems": MOST_TURNS,
-        },
+        **copy.deepcopy(FLAG_FIELDS),
         "severity": {"type": "string", "enum": sorted(SEVERITIES)},
         "harm_category": {"type": "string", "enum": sorted(HARM_CATEGORIES)},
     }

@@ -29,6 +29,8 @@ model, the focused layout (each claim with only the exchanges around it) reads b
 
 from __future__ import annotations
 
+import copy
+
 from clinjudge.grounding.evidence import transcript_index
 from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.quotes import locate_quote
@@ -36,12 +38,13 @@ from clinjudge.judges.llm_claim_judge import (
     FLAGS,
     LABELS_BY_MODE,
     RESTATEMENT_COVERAGE,
-    SUBTYPE_OF_TIER,
     TIER_OF_LABEL,
     ClaimLabel,
+    label_outcome,
     quote_carries,
+    unknown_label,
 )
-from clinjudge.judges.llm_judge import MOST_TURNS, REASON_CHARS, ModelVerifier
+from clinjudge.judges.llm_judge import FLAG_FIELDS, ModelVerifier
 from clinjudge.judges.note_context import (
     closest_lines,
     look_first,
@@ -49,8 +52,7 @@ from clinjudge.judges.note_context import (
     turn_evidence,
     words_carried,
 )
-from clinjudge.judges.severity import rate_harm
-from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure, Verdict
+from clinjudge.types import CallError, Claim, Mode, Outcome, ParseFailure
 
 
 def answer_schema(mode: Mode) -> dict:
@@ -61,12 +63,7 @@ def answer_schema(mode: Mode) -> dict:
         "type": "object",
         "properties": {
             "label": {"type": "string", "enum": list(LABELS_BY_MODE[mode])},
-            "reason": {"type": "string", "maxLength": REASON_CHARS},
-            "turns": {
-                "type": "array",
-                "items": {"type": "integer", "minimum": 1},
-                "maxItems": MOST_TURNS,
-            },
+            **copy.deepcopy(FLAG_FIELDS),
         },
         "required": ["label"],
     }
@@ -107,12 +104,9 @@ class SharedClaimJudge(ModelVerifier):
         )
         if isinstance(result, ParseFailure | CallError):
             return result.model_copy(update={"claim_id": claim.id})
-        if result.label not in LABELS_BY_MODE[self.mode]:
-            return ParseFailure(
-                claim_id=claim.id,
-                reason=f"label {result.label!r} does not exist in {self.mode} mode",
-                raw=result.model_dump_json()[:2000],
-            )
+        unknown = unknown_label(claim, result, self.mode)
+        if unknown is not None:
+            return unknown
         tier = self._tier(result, claim.text, note, turns)
         quote = result.quote.strip()
         flagged = result.label in FLAGS
@@ -120,18 +114,7 @@ class SharedClaimJudge(ModelVerifier):
         if quote:
             evidence.append(locate_quote(note.transcript_text, quote))
         reason = result.reason.strip() if flagged else ""
-        verdict = Verdict(
-            claim_id=claim.id,
-            tier=tier,
-            subtype=SUBTYPE_OF_TIER.get(tier, "contradiction"),
-            rationale=f"per-claim check: {result.label}" + (f" ({reason})" if reason else ""),
-            evidence=evidence,
-            knowledge=entries,
-            backend="llm",
-        )
-        if verdict.supported or self.knowledge is None:
-            return verdict
-        return rate_harm(verdict, claim.text, claim.section, self.knowledge.kb)
+        return label_outcome(claim, result.label, tier, reason, evidence, entries, self.knowledge)
 
     def _tier(self, result: ClaimLabel, claim: str, note: NoteInput, turns: list[int]) -> int:
         if result.label != "stated":
