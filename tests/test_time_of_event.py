@@ -74,3 +74,9 @@ def test_the_time_of_a_worsening_given_to_another_event_has_no_basis(setup):
     )
     v = verdict(setup, "He has been wearing a splint for the last month.", visit)
     assert v.tier == 4 and "last month" in v.rationale
+
+
+def test_the_rationale_quotes_whole_words(setup):
+    v = verdict(setup, "The onset of the pain began 3 or 4 days ago.")
+    quoted = v.rationale.split("('", 1)[1].split("')", 1)[0]
+    assert quoted.split()[0] in VISIT.split()  # no word cut in half

@@ -81,7 +81,10 @@ def time_of_worsening(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | 
         other_event = not _event_words(clause) & _event_words(_clause(u.text, x.start, x.end))
         if ONSET.search(clause) or other_event:
             a, b = clause_around(u.text, x.start, x.end)
-            quote = " ".join(u.text[max(a, x.start - QUOTE_BEFORE) : b].split())
+            start = max(a, x.start - QUOTE_BEFORE)
+            if start > a:  # begin at a whole word
+                start = u.text.find(" ", start, x.start) + 1 or x.start
+            quote = " ".join(u.text[start:b].split())
             return (
                 f"the visit gives '{x.text}' as when it got worse ('{quote}'), "
                 f"not as the time this claim gives it to"
