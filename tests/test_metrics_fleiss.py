@@ -58,3 +58,29 @@ def test_undefined_when_chance_explains_everything_or_nothing_is_paired():
     assert none.kappa is None and none.n_subjects == 0
     perfect = fleiss_kappa([{"met": 3}, {"not": 3}])
     assert perfect.kappa == pytest.approx(1.0)
+
+
+def test_the_majority_of_those_who_voted_and_a_tie_is_no_verdict():
+    from clinjudge.metrics.jury import majority
+
+    assert majority({"a": True, "b": False, "c": True}) == (True, ["a", "c"])
+    assert majority({"a": True, "b": False}) == (None, [])
+    assert majority({"a": "x", "b": "y", "c": "z"}) == (None, [])
+    assert majority({}) == (None, [])
+
+
+def test_each_juror_against_the_verdict():
+    from clinjudge.metrics.jury import JurySubject, jury_agreement
+
+    subjects = [
+        JurySubject({"a": True, "b": True, "c": False}, True),
+        JurySubject({"a": False, "b": False, "c": False}, False),
+        JurySubject({"a": True, "b": False}, None, failed=["c"]),  # a tie
+        JurySubject({}, None, failed=["a", "b", "c"]),  # no vote
+    ]
+    got = jury_agreement(subjects, ["a", "b", "c"])
+    assert (got["ties"], got["no_votes"], got["subjects"]) == (1, 1, 4)
+    assert got["by_juror"]["c"] == {"voted": 2, "failed": 2, "agreement": 0.5, "kappa": 0.0, "n": 2}
+    assert got["by_juror"]["a"]["agreement"] == 1.0 and got["by_juror"]["a"]["kappa"] == 1.0
+    # subjects with two votes or more: {T2,F1}, {F3}, {T1,F1}: P̄ = (1/3 + 1 + 0) / 3
+    assert got["kappa"]["n"] == 3 and got["kappa"]["observed"] == pytest.approx(4 / 9)

@@ -249,3 +249,23 @@ def test_a_malformed_jury_is_one_line(rubric_file, tmp_path):
     offline = ("--backend", "offline", "--out", out)
     refused = run("compare", data, "--judges", f"rubric:{rubric_file}", "--jury", jury, *offline)
     assert_one_line_error(refused, "does not run on --backend offline")
+
+
+def test_levels_are_averaged_and_a_juror_is_read_against_the_mean(jurors, tmp_path):
+    path = tmp_path / "scale.yaml"
+    path.write_text(
+        "name: q\nmode: scale\nreads: [note]\n"
+        "scale: {1: bad, 2: poor, 3: fair, 4: good, 5: exact}\n"
+        "criteria: [{id: clarity, text: The note is clear, critical: true}]\n",
+        encoding="utf-8",
+    )
+    for name, level in (("m1", 4), ("m2", 5), ("m3", 3)):
+        reply = {"grades": [{"id": "clarity", "level": level, "reason": "r"}]}
+        jurors[name].script(lambda _r, reply=reply: Reply(json.dumps(reply)))
+    judge = jury_judge(path, jurors)
+    row = asyncio.run(judge.evaluate(Item(id="n", transcript="", note=NOTE)))
+    [clarity] = row["criteria"]
+    assert clarity["level"] == 4.0 and clarity["votes"]["levels"] == [4, 5, 3]
+    assert row["mean_level"] == 4.0 and row["score"] == 0.75 and row["gate_failed"] == []
+    jury = judge.summarize([row])["jury"]
+    assert jury["by_juror"]["m2"]["mean_abs_difference"] == 1.0 and jury["kappa"]["observed"] == 0

@@ -1,5 +1,5 @@
 """A jury's verdict on one criterion (issue 39 item 3; MedHELM's LLM-as-jury): every juror
-grades the same criterion with the same prompt, and
+grades the same criterion with the same prompt, and (:mod:`clinjudge.metrics.jury`)
 
     met / not met : the majority of the jurors who voted; as many met as not met is a ``tie``
                     — recorded and counted, never broken by a guess, and not scored (like a
@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from clinjudge.metrics.jury import majority, mean_level
 from clinjudge.rubric.grades import base, graded_level, graded_met, not_graded
 from clinjudge.rubric.model import Criterion
 
@@ -39,24 +40,26 @@ def jury_grade(criterion: Criterion, verdicts: Mapping[str, dict[str, Any]]) -> 
         out = not_graded(criterion, kind or "parse_failure", f"no juror gave a verdict ({reasons})")
         tally: dict[str, Any] = {}
     elif any(g.get("level") is not None for g in voted.values()):
-        levels = [g["level"] for g in voted.values()]
+        levels = {n: g["level"] for n, g in voted.items()}
         top = max(g["top_level"] for g in voted.values())
-        said = ", ".join(f"{n} {g['level']}" for n, g in voted.items())
+        said = ", ".join(f"{n} {level}" for n, level in levels.items())
         out = graded_level(
             criterion,
-            sum(levels) / len(levels),
+            mean_level(levels) or 0.0,
             top,
             reason=f"jury: mean of levels ({said}){left_out}",
             turns=_turns(voted.values()),
         )
         out["graded_by"] = JURY
-        tally = {"levels": levels}
+        tally = {"levels": list(levels.values())}
     else:
-        met = [n for n, g in voted.items() if g["met"]]
-        unmet = [n for n in voted if n not in met]
+        votes = {n: bool(g["met"]) for n, g in voted.items()}
+        verdict, winners = majority(votes)
+        met = [n for n, v in votes.items() if v]
+        unmet = [n for n, v in votes.items() if not v]
         tally = {"met": len(met), "not_met": len(unmet)}
         split = f"met: {', '.join(met) or 'none'}; not met: {', '.join(unmet) or 'none'}"
-        if len(met) == len(unmet):
+        if verdict is None:
             out = {
                 **base(criterion),
                 "status": "tie",
@@ -64,10 +67,9 @@ def jury_grade(criterion: Criterion, verdicts: Mapping[str, dict[str, Any]]) -> 
                 "graded_by": None,
             }
         else:
-            winners = met if len(met) > len(unmet) else unmet
             out = graded_met(
                 criterion,
-                len(met) > len(unmet),
+                bool(verdict),
                 reason=f"jury {len(winners)} of {len(voted)} ({split}){left_out}",
                 turns=_turns(voted[n] for n in winners),
                 note_span=[-1, -1],

@@ -1,30 +1,18 @@
-"""How far a jury's jurors agree (issue 39 item 3), for ``report.json``'s ``jury`` block of a
-rubric judge graded by ``--jury``.
+"""How far a jury's jurors agree on a rubric (issue 39 item 3): ``report.json``'s ``jury`` block
+of a rubric judge graded by ``--jury``.
 
-Every (item, criterion) the jury graded is a subject; each juror who voted rates it met / not
-met (or a level 1..N, taken as a category). Then
-
-    kappa            Fleiss' κ over every subject (:func:`clinjudge.metrics.fleiss.fleiss_kappa`:
-                     κ = (P̄ − P̄_e) / (1 − P̄_e)), with the observed agreement P̄
-    by_criterion[c]  Fleiss' κ over the items for criterion c, the items where the jurors split
-                     (not unanimous) and the ties
-    by_juror[j]      the subjects j voted on and failed on, and its agreement with the jury's
-                     verdict: the share of the decided (not tied) subjects it voted with the
-                     majority on, and Cohen's κ of its labels against the verdicts (SPEC §9;
-                     :func:`clinjudge.metrics.agreement.cohen_kappa`) — on levels, the mean
-                     absolute difference between its level and the jury's mean
-    ties, no_votes   subjects tied, and subjects no juror voted on
-
-A juror's own vote is part of the majority it is compared with, so with few jurors its
-agreement reads high; κ between jurors is the number to trust.
+Every (item, criterion) the jury graded is a subject; the block is
+:func:`clinjudge.metrics.jury.jury_agreement` over them (Fleiss' κ, ties, subjects no juror voted
+on, each juror's agreement with the verdict), plus ``by_criterion[c]``: Fleiss' κ over the items
+for criterion c with its observed agreement, the items where the jurors split (not unanimous)
+and the ties.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from clinjudge.metrics.fleiss import fleiss_kappa, label_counts
+from clinjudge.metrics.jury import JurySubject, jury_agreement
 
 
 def jury_summary(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -33,59 +21,36 @@ def jury_summary(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not cells:
         return None
     names = list(dict.fromkeys(n for c in cells for n in c["jurors"]))
-    by_criterion: dict[str, list[dict[str, Any]]] = {}
+    by_criterion: dict[str, list[JurySubject]] = {}
+    subjects = []
     for c in cells:
-        by_criterion.setdefault(c["id"], []).append(c)
-    return {
-        "jurors": names,
-        "subjects": len(cells),
-        "kappa": fleiss_kappa(label_counts(_labels(c)) for c in cells).as_dict(),
-        "ties": sum(1 for c in cells if c["status"] == "tie"),
-        "no_votes": sum(1 for c in cells if c["votes"]["voted"] == 0),
-        "by_criterion": {cid: _criterion(found) for cid, found in by_criterion.items()},
-        "by_juror": {n: _juror(n, cells) for n in names},
-    }
-
-
-def _labels(cell: dict[str, Any]) -> list[Any]:
-    """The labels the jurors who voted gave a subject: met (bool) or a level."""
-    return [
-        g["level"] if g.get("level") is not None else g["met"]
-        for g in cell["jurors"].values()
-        if g["status"] == "graded"
-    ]
-
-
-def _criterion(cells: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        **fleiss_kappa(label_counts(_labels(c)) for c in cells).as_dict(),
-        "items": len(cells),
-        "split": sum(1 for c in cells if len(set(_labels(c))) > 1),
-        "ties": sum(1 for c in cells if c["status"] == "tie"),
-    }
-
-
-def _juror(name: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
-    from clinjudge.metrics.agreement import cohen_kappa
-
-    mine = [(c, c["jurors"].get(name) or {}) for c in cells]
-    voted = [(c, g) for c, g in mine if g.get("status") == "graded"]
-    out: dict[str, Any] = {
-        "voted": len(voted),
-        "failed": sum(1 for _, g in mine if g.get("status") in ("parse_failure", "error")),
-    }
-    decided = [(c, g) for c, g in voted if c["status"] == "graded"]
-    if any(g.get("level") is not None for _, g in decided):
-        gaps = [abs(g["level"] - c["level"]) for c, g in decided]
-        out["mean_abs_difference"] = sum(gaps) / len(gaps) if gaps else None
-        out["n"] = len(gaps)
-        return out
-    own = [bool(g["met"]) for _, g in decided]
-    jury = [bool(c["met"]) for c, _ in decided]
-    out["agreement"] = (
-        sum(a == b for a, b in zip(own, jury, strict=True)) / len(own) if own else None
-    )
-    kappa = cohen_kappa(own, jury) if own else math.nan
-    out["kappa"] = None if math.isnan(kappa) else kappa
-    out["n"] = len(own)
+        subject = _subject(c)
+        subjects.append(subject)
+        by_criterion.setdefault(c["id"], []).append(subject)
+    out = jury_agreement(subjects, names)
+    out["by_criterion"] = {cid: _criterion(found) for cid, found in by_criterion.items()}
     return out
+
+
+def _subject(cell: dict[str, Any]) -> JurySubject:
+    """A criterion's votes (met, or the level), its failed jurors and the jury's verdict."""
+    votes = {
+        n: g["level"] if g.get("level") is not None else bool(g["met"])
+        for n, g in cell["jurors"].items()
+        if g["status"] == "graded"
+    }
+    failed = [n for n, g in cell["jurors"].items() if g["status"] in ("parse_failure", "error")]
+    verdict = None
+    if cell["status"] == "graded":
+        verdict = float(cell["level"]) if cell.get("level") is not None else bool(cell["met"])
+    return JurySubject(votes, verdict, failed)
+
+
+def _criterion(subjects: list[JurySubject]) -> dict[str, Any]:
+    agreement = jury_agreement(subjects, [])
+    return {
+        **agreement["kappa"],
+        "items": len(subjects),
+        "split": sum(1 for s in subjects if len(set(s.votes.values())) > 1),
+        "ties": agreement["ties"],
+    }
