@@ -158,18 +158,19 @@ class RubricEvaluator(BaseEvaluator):
         if not seats:
             return None
         from clinjudge.rubric.model import Criterion
-        from clinjudge.rubric.replies import GradesReply, prompt_variables
+        from clinjudge.rubric.replies import grades_schema, prompt_variables
 
         criteria = [Criterion.model_validate(c) for c in self.criteria_of(item)]
-        size, schema = self._context.batch, GradesReply.model_json_schema()
+        size = self._context.batch
+        batches = [criteria[lo : lo + size] for lo in range(0, len(criteria), size)]
         prompts = [
             seat.caller.rendered(
                 seat.prompt,
-                prompt_variables(self.rubric, criteria[lo : lo + size], **self.texts(item)),
-                schema,
+                prompt_variables(self.rubric, batch, **self.texts(item)),
+                grades_schema(self.rubric, batch),
             )
             for seat in seats
-            for lo in range(0, len(criteria), size)
+            for batch in batches
         ]
         every = ", each juror's" if len(seats) > 1 else ""
         return prompts, f"first asks{every}; a criterion a reply leaves out is asked again"

@@ -40,6 +40,7 @@ from clinjudge.rubric.offline import grade_offline as offline_grades
 from clinjudge.rubric.replies import (
     GradesReply,
     grades_from_reply,
+    grades_schema,
     prompt_variables,
 )
 from clinjudge.rubric.scoring import item_score
@@ -163,7 +164,8 @@ async def _ask(
         question=state.get("question", ""),
         reference=state.get("reference", ""),
     )
-    reply = await caller.call(prompt, variables, GradesReply, key=key)
+    schema = grades_schema(rubric, batch)
+    reply = await caller.call(prompt, variables, GradesReply, key=key, wire_schema=schema)
     if not isinstance(reply, GradesReply):
         return [not_graded(c, reply.kind, reply.reason) for c in batch], []
     return grades_from_reply(rubric, reply, batch, state["n_turns"])
