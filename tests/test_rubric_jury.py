@@ -244,8 +244,8 @@ def test_a_malformed_jury_is_one_line(rubric_file, tmp_path):
     bad = run("compare", data, "--judges", f"rubric:{rubric_file}", "--jury", "m1", "--out", out)
     assert_one_line_error(bad, "--jury 'm1': name a juror MODEL@URL")
     jury = "m1@http://127.0.0.1:9/v1,m2@http://127.0.0.1:9/v1"
-    lexical = run("compare", data, "--judges", "lexical", "--jury", jury, "--out", out)
-    assert_one_line_error(lexical, "--jury grades rubric judges")
+    cef = run("compare", data, "--judges", "cef", "--jury", jury, "--out", out)
+    assert_one_line_error(cef, "--jury grades rubric and SOAP judges")
     offline = ("--backend", "offline", "--out", out)
     refused = run("compare", data, "--judges", f"rubric:{rubric_file}", "--jury", jury, *offline)
     assert_one_line_error(refused, "does not run on --backend offline")
@@ -269,3 +269,84 @@ def test_levels_are_averaged_and_a_juror_is_read_against_the_mean(jurors, tmp_pa
     assert row["mean_level"] == 4.0 and row["score"] == 0.75 and row["gate_failed"] == []
     jury = judge.summarize([row])["jury"]
     assert jury["by_juror"]["m2"]["mean_abs_difference"] == 1.0 and jury["kappa"]["observed"] == 0
+
+
+def tiers(tier: int) -> Callable:
+    """A SOAP judge's replies: every claim the request lists at ``tier``."""
+
+    def reply(request: dict) -> Reply:
+        text = "\n".join(str(m.get("content", "")) for m in request["messages"])
+        ids = dict.fromkeys(re.findall(r'"id":\s*"(c\d+)"', text))
+        verdicts = [
+            {"claim_id": i, "tier": tier, "subtype": "restatement", "rationale": f"tier {tier}"}
+            for i in ids
+        ]
+        return Reply(json.dumps({"verdicts": verdicts}))
+
+    return reply
+
+
+def soap_jury(stubs, monkeypatch):
+    monkeypatch.setenv("CLINJUDGE_MAX_RETRIES", "0")
+    options = BuildOptions(jury=tuple(jury_of(stubs)), options={"claims": "split"})
+    return build_evaluator("inference-aware", options)
+
+
+SOAP_NOTE = "Chest pain for two days. Denies fever. Takes aspirin daily.\n"
+
+
+def test_the_soap_judge_by_a_jury_takes_the_majority_and_the_median_tier(jurors, monkeypatch):
+    for name, tier in (("m1", 1), ("m2", 4), ("m3", 5)):
+        jurors[name].script(tiers(tier))
+    judge = soap_jury(jurors, monkeypatch)
+    row = asyncio.run(judge.evaluate(Item(id="s", transcript=VISIT, note=SOAP_NOTE)))
+    n = len(row["claims"])
+    assert n >= 2 and len(row["verdicts"]) == n and row["ties"] == 0
+    assert all(v["tier"] == 4 and v["rationale"] == "jury 2 of 3: tier 4" for v in row["verdicts"])
+    vote = row["jury"][row["claims"][0]["id"]]
+    assert vote["jurors"]["m1"] == {"tier": 1, "supported": True} and vote["supported"] is False
+    assert judge.item_scores(row)["hallucination_rate"] == 1.0
+    summary = judge.summarize([row])
+    # every claim {supported: 1, not: 2}: P_i = 1/3, P̄_e = 1/9 + 4/9 -> κ = -1/2
+    assert summary["jury"]["kappa"]["kappa"] == pytest.approx(-0.5)
+    assert summary["jury"]["by_juror"]["m1"]["agreement"] == 0.0
+    assert summary["hallucination_rate"] == 1.0 and not row["retry"]
+    prompts = [r["messages"][-1]["content"] for s in jurors.values() for r in s.requests]
+    assert len(set(prompts)) == len(prompts) // 3  # the same claims, the same prompts
+    assert [j["juror"] for j in judge.provenance()["jury"]] == ["m1", "m2", "m3"]
+
+
+def test_a_soap_jury_split_evenly_leaves_the_claim_unrated(jurors, monkeypatch):
+    jurors["m1"].script(tiers(2))
+    jurors["m2"].script(tiers(5))
+    jurors["m3"].script(lambda _r: Reply("no idea"))
+    judge = soap_jury(jurors, monkeypatch)
+    row = asyncio.run(judge.evaluate(Item(id="s", transcript=VISIT, note=SOAP_NOTE)))
+    n = len(row["claims"])
+    assert row["verdicts"] == [] and row["failures"] == [] and row["ties"] == n
+    assert judge.item_scores(row)["hallucination_rate"] is None  # nothing guessed
+    assert len(judge.failures(row)) == n and row["retry"]
+    assert all(f["claim_id"].endswith("@m3") for f in judge.failures(row))
+    jury = judge.summarize([row])["jury"]
+    assert jury["ties"] == n and jury["by_juror"]["m3"]["failed"] == n
+
+
+def test_a_compare_run_of_a_soap_jury_reports_it(jurors, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLINJUDGE_MAX_RETRIES", "0")
+    for name, tier in (("m1", 1), ("m2", 1), ("m3", 5)):
+        jurors[name].script(tiers(tier))
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "s", "transcript": VISIT, "note": SOAP_NOTE}) + "\n")
+    out = tmp_path / "run"
+    jury = ",".join(jury_of(jurors))
+    result = run("compare", data, "--judges", "inference-aware", "--jury", jury, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "inference-aware: jury of 3 (m1, m2, m3)" in result.output
+    report = json.loads((out / "report.json").read_text())
+    summary = report["judges"]["inference-aware"]
+    assert (
+        summary["hallucination_rate"] == 0.0 and summary["jury"]["by_juror"]["m3"]["agreement"] == 0
+    )
+    assert "**Jury.**" in (out / "report.md").read_text()
+    assert '"jurors": "m1 tier 1; m2 tier 1; m3 tier 5"' in (out / "report.html").read_text()

@@ -120,10 +120,11 @@ JuryOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--jury",
-        help="Grade the rubric judges by a jury of models: MODEL@URL entries (comma-separated "
-        "or repeated), each an OpenAI-compatible endpoint, the key from OPENAI_API_KEY. Every "
-        "juror grades every criterion with the same prompt; the verdict is the majority (ties "
-        "kept as ties) or the mean level, and Fleiss' kappa says how far the jurors agree.",
+        help="Grade the rubric and SOAP judges by a jury of models: MODEL@URL entries "
+        "(comma-separated or repeated), each an OpenAI-compatible endpoint, the key from "
+        "OPENAI_API_KEY. Every juror grades every criterion (claim) with the same prompt; the "
+        "verdict is the majority (ties kept as ties) or the mean level, and Fleiss' kappa says "
+        "how far the jurors agree.",
     ),
 ]
 RetryOpt = Annotated[
@@ -228,7 +229,7 @@ def judge_spec(
 
         parse_jury(jury)  # a malformed juror is one line before anything loads
         if not takes_jury(names):
-            raise UsageError("--jury grades rubric judges: add --judges rubric:FILE")
+            raise UsageError("--jury grades rubric and SOAP judges: add --judges rubric:FILE")
     spec = JudgeSpec.of(
         names,
         backend=backend,

@@ -315,6 +315,8 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
             "contradiction); excluded: claims left without a verdict (not in either rate).",
             highlight=False,
         )
+        for line in rubric_lines(soap):  # a jury's agreement
+            stdout.print(line, highlight=False)
     if others:
         table = Table(title=None if soap else title, header_style="bold")
         for column in ("judge", "score", "mean or rate", "95% CI", "n"):

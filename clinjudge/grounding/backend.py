@@ -135,6 +135,19 @@ def open_backend(
     return ModelAccess(resolved, provenance, caller, prompts)
 
 
+def check_jury_backend(backend: str | None) -> None:
+    """A jury runs on the models it names: refused on ``offline`` and ``local``.
+
+    Raises:
+        ConfigError: ``--jury`` with ``--backend offline`` or ``local``.
+    """
+    if backend in ("offline", "local"):
+        raise ConfigError(
+            f"--jury names the models that grade; it does not run on --backend {backend} "
+            "(serve a local model with `clinjudge serve` and name it in the jury)"
+        )
+
+
 def open_jury(
     jury: Sequence[Juror],
     backend: str | None,
@@ -156,11 +169,7 @@ def open_jury(
     """
     from clinjudge.llm import LLMSettings
 
-    if backend in ("offline", "local"):
-        raise ConfigError(
-            f"--jury names the models that grade; it does not run on --backend {backend} "
-            "(serve a local model with `clinjudge serve` and name it in the jury)"
-        )
+    check_jury_backend(backend)
     base = settings or LLMSettings()
     seats = []
     for juror in jury:

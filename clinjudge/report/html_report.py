@@ -15,7 +15,7 @@ JavaScript inlined, and the run's data embedded as JSON (:func:`page_data`):
   has it;
 - each rubric judge's criteria: verdict (met, not met, a level, or why ungraded), the grader's
   reason and the transcript turns it cites (issue 39); graded by a jury, every juror's verdict
-  and whether they split.
+  and whether they split (a SOAP judge's claims: each juror's tier).
 
 The script renders a note only when it scrolls near the viewport (``IntersectionObserver``), so
 a page of 100 notes and 5,000 claims opens fast. Clicking a claim shows its verdicts and the
@@ -161,12 +161,21 @@ def _claims(item_id: str, soap: list[str], by_id: dict) -> list[dict[str, Any]]:
                         if e.get("source", "transcript") == "transcript" and e.get("start", -1) >= 0
                     ],
                     "knowledge": [_knowledge(k) for k in v.get("knowledge") or []],
+                    "jurors": _juror_tiers((row.get("jury") or {}).get(v["claim_id"])),
                 }
     out = sorted(claims.values(), key=lambda c: (c["start"], c["end"]))
     for c in out:
         tiers = {v["tier"] >= 4 for v in c["verdicts"].values()}
         c["flip"] = len(tiers) > 1
     return out
+
+
+def _juror_tiers(vote: dict[str, Any] | None) -> str:
+    """A jury's claim: each juror's tier, or what became of it (``m1 tier 1; m2 error``)."""
+    jurors = (vote or {}).get("jurors") or {}
+    return "; ".join(
+        f"{n} tier {j['tier']}" if "tier" in j else f"{n} {j['status']}" for n, j in jurors.items()
+    )
 
 
 def _knowledge(entry: Any) -> str:

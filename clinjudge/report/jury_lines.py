@@ -1,7 +1,8 @@
-"""What a report says about a rubric judge graded by a jury (``--jury``, issue 39 item 3): how
-far the jurors agree (Fleiss' κ overall and per criterion), the ties, each juror's agreement with
-the jury's verdict and what each juror cost. Reads the ``jury`` block of the judge's summary
-(:mod:`clinjudge.rubric.jury_agreement`) and each juror's usage in ``report.json``'s ``usage``."""
+"""What a report says about a judge graded by a jury (``--jury``, issue 39 item 3: a rubric or a
+SOAP judge): how far the jurors agree (Fleiss' κ overall, and per criterion for a rubric), the
+ties, each juror's agreement with the jury's verdict and what each juror cost. Reads the
+``jury`` block of the judge's summary (:mod:`clinjudge.metrics.jury`) and each juror's usage
+in ``report.json``'s ``usage``."""
 
 from __future__ import annotations
 
@@ -28,24 +29,34 @@ def jury_line(name: str, summary: dict[str, Any]) -> str | None:
 
 
 def jury_tables(name: str, summary: dict[str, Any], usage: dict[str, Any] | None) -> Iterator[str]:
-    """``report.md``: the agreement per criterion and per juror, with each juror's cost."""
+    """``report.md``: the agreement per criterion (a rubric's) and per juror, with each juror's
+    cost."""
     jury = summary.get("jury")
     if not jury:
         return
     line = jury_line(name, summary)
     yield (
         f"**Jury.** {line}. A juror whose reply gave no verdict is left out of that vote; a tie "
-        "(as many met as not met) is kept as a tie, never broken."
+        "(as many votes each way) is kept as a tie, never broken, and not scored."
     )
-    yield markdown_table(
+    if "by_criterion" in jury:
+        yield _criterion_table(jury)
+    yield _juror_table(jury, usage)
+
+
+def _criterion_table(jury: dict[str, Any]) -> str:
+    return markdown_table(
         ("criterion", "Fleiss κ", "observed agreement", "items", "jurors split", "ties"),
         [
             (cid, _number(c["kappa"]), _number(c["observed"]), c["items"], c["split"], c["ties"])
             for cid, c in jury["by_criterion"].items()
         ],
     )
+
+
+def _juror_table(jury: dict[str, Any], usage: dict[str, Any] | None) -> str:
     spent = (usage or {}).get("jurors") or {}
-    yield markdown_table(
+    return markdown_table(
         (
             "juror",
             "voted",

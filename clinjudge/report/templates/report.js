@@ -223,6 +223,7 @@ function openClaim(noteId, claimId, scroll) {
       el("strong", { text: `${judge}: tier ${v.tier} ${v.subtype}${severity}` }),
       el("div", { class: "rationale", text: v.rationale }));
     if (v.knowledge.length) box.append(el("div", { text: `knowledge: ${v.knowledge.join("; ")}` }));
+    if (v.jurors) box.append(el("div", { class: "jurors", text: `jurors: ${v.jurors}` }));
     verdicts.append(box);
     evidence.push(...v.evidence);
   }
