@@ -1,6 +1,7 @@
 """The SOAP judges graded by a jury (``--judges inference-aware --jury MODEL@URL,…``; issue 39
-item 3): one :class:`~clinjudge.evaluators.soap.SoapEvaluator` per juror, the first cutting the
-claims and every other rating those very claims, and the row the jury's
+item 3): one :class:`~clinjudge.evaluators.soap.SoapEvaluator` per juror, every one rating the
+same claims (the splitter's, or those the first juror's model cut with ``--claims llm``, or
+those given), in flight together, and the row the jury's
 (:func:`clinjudge.judges.jury_verdicts.jury_row`: majority of supported / not supported, ties
 kept, the verdict of the median-tier juror of the winning side).
 
@@ -66,10 +67,13 @@ class SoapJuryEvaluator:
         from clinjudge.judges.jury_verdicts import jury_row
 
         (_, first), *others = self.jurors
-        lead = await first.evaluate(item, given)
-        claims = lead["claims"]
-        rest = await asyncio.gather(*(judge.evaluate(item, claims) for _, judge in others))
-        rows = {j.name: r for (j, _), r in zip(self.jurors, [lead, *rest], strict=True)}
+        if given is None and getattr(first.setup.extractor, "method", "") == "llm":
+            lead = await first.evaluate(item)  # the model cuts the claims: once, the first's
+            given = lead["claims"]
+            found = [lead, *await asyncio.gather(*(j.evaluate(item, given) for _, j in others))]
+        else:  # given claims, or the splitter's (the same for every juror): all at once
+            found = await asyncio.gather(*(j.evaluate(item, given) for _, j in self.jurors))
+        rows = {j.name: r for (j, _), r in zip(self.jurors, found, strict=True)}
         row = {"id": item.id, **jury_row(rows)}
         return {**row, "retry": bool(row["failures"] or row["juror_failures"])}
 
