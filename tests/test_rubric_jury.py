@@ -350,3 +350,11 @@ def test_a_compare_run_of_a_soap_jury_reports_it(jurors, tmp_path, monkeypatch):
     )
     assert "**Jury.**" in (out / "report.md").read_text()
     assert '"jurors": "m1 tier 1; m2 tier 1; m3 tier 5"' in (out / "report.html").read_text()
+
+
+def test_a_worker_builds_the_same_jury_from_the_spec(jurors, rubric_file):
+    from clinjudge.executors.spec import JudgeSpec
+
+    spec = JudgeSpec.of([f"rubric:{rubric_file}"], jury=tuple(jury_of(jurors)))
+    built = spec.build()
+    assert [j.name for j, _ in built[f"rubric:{rubric_file}"].jury] == ["m1", "m2", "m3"]
