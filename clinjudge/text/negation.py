@@ -340,8 +340,13 @@ _NEGATIVE_ANSWER_RE = _rx(
     rf"^\W*{_FILLERS}(?:no\b|nope\b|nah\b|never\b|none\b|negative\b|not\s+(?:really|at\s+all|that\s+i)|"
     rf"i\s+(?:do|did|have|has|had){_NT}\b|i\s+(?:do|did|have)\s+not\b|i\s+haven['’]t\b)"
 )
+#: "right" that names a side or a moment, not a yes: "right handed", "right knee", "right now".
+_NOT_YES_RIGHT = (
+    r"[\s-]+(?:handed|hand|side|sided|arm|leg|knee|ankle|foot|hip|shoulder|wrist|elbow|eye|ear|"
+    r"breast|lung|kidney|now|away|after|before|here|there)\b"
+)
 _POSITIVE_ANSWER_RE = _rx(
-    rf"^\W*{_FILLERS}(?:yes\b|yeah\b|yep\b|yup\b|uh-huh\b|mm-hmm\b|mhm\b|correct\b|right\b|sure\b|"
+    rf"^\W*{_FILLERS}(?:yes\b|yeah\b|yep\b|yup\b|uh-huh\b|mm-hmm\b|mhm\b|correct\b|right\b(?!{_NOT_YES_RIGHT})|sure\b|"
     rf"definitely\b|absolutely\b|i\s+do\b|i\s+have\b|i\s+did\b|a\s+little\b|sometimes\b|"
     rf"i(?:['’]ve|\s+have)?\s+noticed\b|i\s+had\b|i['’]ve\s+(?:had|been)\b|some\b|probably\b|"
     rf"i\s+think\s+so\b|kind\s+of\b|sort\s+of\b|maybe\s+a\s+(?:little|bit)\b)"
