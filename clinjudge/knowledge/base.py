@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinjudge.knowledge import cache
-from clinjudge.knowledge.concept import Concept, Hit, Mention
+from clinjudge.knowledge.concept import FINDING_KINDS, Concept, Hit, Mention
 from clinjudge.knowledge.index import (
     DEFAULT_MODEL,
     SELECTION_VERSION,
@@ -148,6 +148,13 @@ class KnowledgeBase:
 
     def _classes(self, term: str) -> set[int]:
         return {self.lexicon.canon[i] for i in self.lexicon.indices(term)}
+
+    def is_finding(self, kinds: Iterable[str], canonical: Iterable[str]) -> bool:
+        """A mention of a symptom, finding or disease: by its own kinds, or by its class's
+        representative ("throw up", a lay term, is vomiting, a symptom)."""
+        return bool(set(kinds) & FINDING_KINDS) or any(
+            self.concept(c).kind in FINDING_KINDS for c in canonical
+        )
 
     def same_concept(self, a: str, b: str) -> bool:
         """True when surface strings ``a`` and ``b`` share a canonical concept (exact lookup of
