@@ -80,3 +80,30 @@ def test_the_rationale_quotes_whole_words(setup):
     v = verdict(setup, "The onset of the pain began 3 or 4 days ago.")
     quoted = v.rationale.split("('", 1)[1].split("')", 1)[0]
     assert quoted.split()[0] in VISIT.split()  # no word cut in half
+
+
+MOVED = """[doctor] how long have you been biking ?
+[patient] for like three years now .
+[doctor] and the blood sugars ?
+[patient] they have been in the three hundreds over the last two weeks .
+[doctor] okay , and the back surgery ?
+[patient] i had back surgery about ten years ago .
+"""
+
+
+def test_a_time_the_visit_gives_to_another_event_has_no_basis(setup):
+    v = verdict(setup, "His blood sugars have been in the 300s over the last three years.", MOVED)
+    assert v.tier == 4
+    assert "another event" in v.rationale
+    assert "three years" in v.rationale and "two weeks" in v.rationale
+
+
+def test_an_answer_dates_what_its_question_asked(setup):
+    # "for like three years" names no event: the question it answers does (biking)
+    assert verdict(setup, "He has been biking for 3 years.", MOVED).tier < 4
+    assert verdict(setup, "His sugars were in the 300s over the last 2 weeks.", MOVED).tier < 4
+
+
+def test_a_time_the_visit_never_gives_this_event_is_left_to_the_other_checks(setup):
+    v = verdict(setup, "He started a new diet 10 years ago.", MOVED)
+    assert "another event" not in v.rationale

@@ -57,14 +57,15 @@ from clinjudge.judges.combiner import (
     unsupported_reason,
 )
 from clinjudge.judges.corrections import corrected_statement
-from clinjudge.judges.denials import denial_answered_yes
+from clinjudge.judges.denials import denial_answered_yes, other_symptoms_named
 from clinjudge.judges.knowledge_support import KnowledgeSupport
 from clinjudge.judges.offline_config import OfflineConfig
 from clinjudge.judges.offline_rules import ClaimAnalysis
+from clinjudge.judges.ongoing import stopped_since
 from clinjudge.judges.pair_model import PairScoreMemo, default_pair_memo, pair_text
 from clinjudge.judges.severity import lexical_reason, rate_harm
 from clinjudge.judges.tiers import normalize_subtype
-from clinjudge.judges.time_of_event import time_of_worsening
+from clinjudge.judges.time_of_event import time_of_another_event, time_of_worsening
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.text.claims import split_claims
 from clinjudge.text.quantities import extract_quantities
@@ -237,7 +238,7 @@ class OfflineVerifier:
                 backend="offline",
             )
 
-        ruled = self._hard_rules(analysis, facts, window, [u for u, _ in hits[:3]])
+        ruled = self._hard_rules(analysis, facts, window, [u for u, _ in hits[:3]], note.note.text)
         if ruled:
             return Assessment(claim, verdict(*ruled), decided_by_rule=True)
         best = hits[0][0] if hits else None
@@ -268,7 +269,7 @@ class OfflineVerifier:
             novel=m.novel,
         )
 
-    def _hard_rules(self, analysis, facts, window, closest) -> tuple | None:
+    def _hard_rules(self, analysis, facts, window, closest, note_text: str) -> tuple | None:
         """Contradictions (tier 5) and the safety floor (tier 4): ``(tier, subtype, reason)``."""
         lexical, claim = self.mode == "lexical", analysis.claim.text
         attributed = self.config.attribution and not lexical
@@ -277,7 +278,13 @@ class OfflineVerifier:
             or rules.laterality_contradiction(analysis.claim.text, facts, window)
             or orders.imaging_site_contradiction(analysis.claim.text, facts)
             or denial_answered_yes(analysis.claim.text, analysis.claim.section, facts, self.kb)
+            or (
+                other_symptoms_named(claim, analysis.claim.section, facts, self.kb, note_text)
+                if not lexical
+                else None
+            )
             or (corrected_statement(analysis, facts) if not lexical else None)
+            or (stopped_since(analysis, facts, self.kb) if not lexical else None)
             or (
                 misattributed(claim, facts.reading, finding_words(analysis.mentions))
                 if attributed
@@ -298,6 +305,7 @@ class OfflineVerifier:
             or orders.unsupported_citation(analysis.claim.text, facts)
             or orders.unmentioned_referral(analysis.claim.text, facts)
             or (time_of_worsening(analysis, facts) if not lexical else None)
+            or (time_of_another_event(analysis, facts) if not lexical else None)
         )
         return (4, "no_basis", reason) if reason else None
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.transcript_facts import TranscriptFacts
 from clinjudge.judges.offline_rules import ClaimAnalysis
 from clinjudge.text.clauses import clause_around
@@ -43,6 +44,8 @@ _MORE = re.compile(r"\b(?:more|especially|particularly)\b", re.I)
 ONSET = re.compile(
     r"\b(?:onset|began|begun|begin\w*|start\w*|first (?:noticed|started|began))\b", re.I
 )
+#: The most event words a transcript clause may hold to date one event.
+_LONGEST_CLAUSE = 20
 #: Words of a time itself, not of the event it dates.
 _TIME_WORDS = frozenset(content_tokens("ago last past over since for about day week month year"))
 
@@ -80,13 +83,63 @@ def time_of_worsening(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | 
         u, x = said[0]
         other_event = not _event_words(clause) & _event_words(_clause(u.text, x.start, x.end))
         if ONSET.search(clause) or other_event:
-            a, b = clause_around(u.text, x.start, x.end)
-            start = max(a, x.start - QUOTE_BEFORE)
-            if start > a:  # begin at a whole word
-                start = u.text.find(" ", start, x.start) + 1 or x.start
-            quote = " ".join(u.text[start:b].split())
             return (
-                f"the visit gives '{x.text}' as when it got worse ('{quote}'), "
+                f"the visit gives '{x.text}' as when it got worse ('{_quote(u.text, x)}'), "
                 f"not as the time this claim gives it to"
             )
     return None
+
+
+def time_of_another_event(analysis: ClaimAnalysis, facts: TranscriptFacts) -> str | None:
+    """Why the claim's time is the visit's time of another event, or ``None``.
+
+    The claim dates an event ("vaccinated 10 days ago"); every place the visit gives that time
+    it gives it to something else — no word of its clause is the claim's, time words aside
+    ("quarantine for 10 days") — and the visit dates the claim's event with another time (a
+    clause sharing the claim's words: "i got the vaccine about two months ago"). The time was
+    moved from one event to another (tier 4, SPEC §1: a time with no equivalent). When the
+    visit never dates the claim's event the claim is left to the other checks."""
+    if analysis.claim.section != "subjective":
+        return None
+    text = analysis.claim.text
+    units = facts.index.units
+    for t in read_times(text):
+        event = _event_words(_clause(text, t.start, t.end))
+        if not event:
+            continue
+        said, elsewhere = [], []
+        for u, x in facts.times():
+            words = _event_words(_clause(u.text, x.start, x.end))
+            if len(words) > _LONGEST_CLAUSE:
+                continue  # a run-on turn dates nothing in particular
+            shared = event & (words | _asked(units, u))
+            if same_time(x, t):
+                said.append((u, x, bool(shared)))
+            elif len(shared) >= min(2, len(event)):
+                elsewhere.append((u, x))
+        if said and elsewhere and not any(shares for _, _, shares in said):
+            (u, x, _), (v, y) = said[0], elsewhere[0]
+            return (
+                f"the visit gives '{x.text}' to another event ('{_quote(u.text, x)}'); "
+                f"it dates this one '{y.text}' ('{_quote(v.text, y)}')"
+            )
+    return None
+
+
+def _asked(units: list[Unit], u: Unit) -> set[str]:
+    """The event words of the question a turn's first sentence answers ("how long have you
+    been biking ?" — "for like three years"): an answer's time dates what was asked."""
+    i = u.index
+    if i == 0 or units[i - 1].turn == u.turn:
+        return set()
+    return _event_words(units[i - 1].text)
+
+
+def _quote(text: str, x) -> str:
+    """The clause of a time, from at most :data:`QUOTE_BEFORE` characters before it, begun
+    at a whole word."""
+    a, b = clause_around(text, x.start, x.end)
+    start = max(a, x.start - QUOTE_BEFORE)
+    if start > a:
+        start = text.find(" ", start, x.start) + 1 or x.start
+    return " ".join(text[start:b].split())
