@@ -16,7 +16,7 @@ and 1 once this process has started a local model server, which holds the cores
 **Waiting.** torch's OpenMP threads sleep while they wait for work (``OMP_WAIT_POLICY=PASSIVE``,
 unless the environment sets it; :func:`settle_openmp`). By default they spin (GNU OpenMP: some
 300,000 rounds) and, when another process holds a core, a thread spins on the core its partner
-waits for: on the shared 2-core machine here (load 7–10) the offline judge took 13.8–26.5 s a
+waits for: on the shared 2-core machine here (load 7–10) the offline judge took 13.4–26.5 s a
 note with spinning threads and 3.3–7.1 s with sleeping ones (2026-12-04).
 """
 
