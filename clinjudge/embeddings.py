@@ -12,6 +12,12 @@ process may use, at least 1 and at most 4 — 2 on a quiet 2-core machine (0.57 
 ACI-Bench note against 0.89 s with 1, measured 2026-12-04), 1 in a Ray worker holding one CPU,
 and 1 once this process has started a local model server, which holds the cores
 (:func:`beside_a_server`).
+
+**Waiting.** torch's OpenMP threads sleep while they wait for work (``OMP_WAIT_POLICY=PASSIVE``,
+unless the environment sets it; :func:`settle_openmp`). By default they spin (GNU OpenMP: some
+300,000 rounds) and, when another process holds a core, a thread spins on the core its partner
+waits for: on the shared 2-core machine here (load 7–10) the offline judge took 13.4–26.5 s a
+note with spinning threads and 3.3–7.1 s with sleeping ones (2026-12-04).
 """
 
 from __future__ import annotations
@@ -58,9 +64,17 @@ def torch_threads(cores: int | None = None) -> int:
     return max(1, min(MOST_TORCH_THREADS, cores))
 
 
+def settle_openmp() -> None:
+    """torch's OpenMP threads sleep while they wait (module docstring), unless
+    ``OMP_WAIT_POLICY`` is set. OpenMP reads it once, when torch is first imported: every import
+    of torch here comes after this call."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
 def cap_torch_threads(cores: int | None = None) -> int:
     """Set torch's intra-op threads to :func:`torch_threads` (``cores``: the cores this
     process may use, default its affinity); returns the number set."""
+    settle_openmp()
     import torch
 
     threads = torch_threads(cores)
@@ -89,7 +103,9 @@ def default_model_path() -> str:
 
 def quiet_offline_transformers() -> None:
     """Hugging Face libraries offline (nothing downloaded at run time), without progress bars
-    or info logging on the user's terminal."""
+    or info logging on the user's terminal; torch's threads sleep while they wait
+    (:func:`settle_openmp`)."""
+    settle_openmp()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -104,7 +104,6 @@ class SoapEvaluator:
         if self.setup.caller is None or not hasattr(verifier, "planned"):
             return None
         from clinjudge.grounding.note_input import NoteInput
-        from clinjudge.text.claims import split_claims
 
         note = NoteInput(item.transcript, item.note)
         prompts: list[str] = []
@@ -116,7 +115,7 @@ class SoapEvaluator:
             prompts.append(
                 self.setup.caller.rendered(extractor.prompt, {"note": note.note_text}, schema)
             )
-        claims = split_claims(note.note)
+        claims = note.sentence_claims()
         size = max(1, getattr(verifier, "claims_per_batch", self._context.batch_size))
         for i in range(0, len(claims), size):
             prompts += verifier.planned(claims[i : i + size], note)

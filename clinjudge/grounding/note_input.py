@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from clinjudge.text.claims import split_claims
 from clinjudge.text.sections import segment_note
 from clinjudge.text.transcript import parse_transcript
-from clinjudge.types import Note, Transcript
+from clinjudge.types import Claim, Note, Transcript
 
 if TYPE_CHECKING:
     from clinjudge.grounding.evidence import SentenceIndex
@@ -34,7 +35,16 @@ class NoteInput:
     grounded_sentences: list[tuple[str, set[str]]] | None = field(default=None, repr=False)
     #: The words of those sentences outside each SOAP section (cross-section support).
     grounded_outside: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _sentences: list[Claim] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.transcript = parse_transcript(self.transcript_text)
         self.note = segment_note(self.note_text)
+
+    def sentence_claims(self) -> list[Claim]:
+        """The note's sentence-level claims (:func:`~clinjudge.text.claims.split_claims`),
+        split once per note: the splitter's claims, the note's embedding batch and the
+        cross-section facts all read them. A new list each call."""
+        if self._sentences is None:
+            self._sentences = split_claims(self.note)
+        return list(self._sentences)

@@ -14,7 +14,6 @@ from clinjudge.grounding.evidence import Unit
 from clinjudge.grounding.exam_systems import SYSTEMS, claim_systems
 from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.transcript_facts import TranscriptFacts
-from clinjudge.text.claims import split_claims
 from clinjudge.text.normalize import content_token_spans, content_tokens
 
 if TYPE_CHECKING:
@@ -75,7 +74,7 @@ def note_facts(note: NoteInput, threshold: float) -> list[tuple[str, set[str]]]:
     facts = next(iter(note.facts.values()), None)
     tokens = facts.tokens if facts is not None else set()
     grounded = []
-    for claim in split_claims(note.note):
+    for claim in note.sentence_claims():
         words = set(content_tokens(claim.text)) - POLARITY_WORDS
         if words and sum(w in tokens for w in words) / len(words) >= threshold:
             grounded.append((claim.section, words))

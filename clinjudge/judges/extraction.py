@@ -16,7 +16,6 @@ from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.quotes import ExtractedClaim, anchor_claims
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
-from clinjudge.text.claims import split_claims
 from clinjudge.types import Claim
 
 
@@ -34,7 +33,7 @@ class SplitterExtractor:
     method = "splitter"
 
     async def extract(self, note: NoteInput) -> tuple[list[Claim], dict]:
-        claims = split_claims(note.note)
+        claims = note.sentence_claims()
         return claims, {"method": self.method, "failure": None, "n_claims": len(claims)}
 
 

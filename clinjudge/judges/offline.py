@@ -67,7 +67,6 @@ from clinjudge.judges.severity import lexical_reason, rate_harm
 from clinjudge.judges.tiers import normalize_subtype
 from clinjudge.judges.time_of_event import time_of_another_event, time_of_worsening
 from clinjudge.knowledge.base import KnowledgeBase
-from clinjudge.text.claims import split_claims
 from clinjudge.text.quantities import extract_quantities
 from clinjudge.types import Claim, Mode, Outcome, Verdict
 
@@ -189,7 +188,7 @@ class OfflineVerifier:
         facts = self._facts(note)
         if self.config.dense:
             if not note.note_encoded:  # one batch for the whole note, then cache hits
-                embeddings.encode([c.text for c in split_claims(note.note)])
+                embeddings.encode([c.text for c in note.sentence_claims()])
                 note.note_encoded = True
             vectors: list = list(embeddings.encode([c.text for c in claims]))
         else:

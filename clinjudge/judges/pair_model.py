@@ -158,11 +158,11 @@ def default_pair_scorer() -> PairScorer | None:
     """The packaged scorer, or ``None`` when the package carries none."""
     if not (PAIR_MODEL_DIR / _HEAD).exists():
         return None
-    import torch
-
     from clinjudge.embeddings import cap_torch_threads
 
-    cap_torch_threads()
+    cap_torch_threads()  # before torch is imported (its OpenMP settings)
+    import torch
+
     torch.manual_seed(0)
     return PairScorer.load()
 

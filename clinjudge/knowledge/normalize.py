@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from clinjudge.text.bounds import MAX_WORD_CHARS
 
@@ -111,8 +112,10 @@ def tokenize(text: str) -> list[Token]:
     return tokens
 
 
+@lru_cache(maxsize=65536)
 def key(text: str) -> str:
-    """The lookup key of a surface form: normalised tokens joined by spaces (may be ``""``)."""
+    """The lookup key of a surface form: normalised tokens joined by spaces (may be ``""``).
+    Kept per text: a note's claims look up the same transcript words again and again."""
     return " ".join(t.norm for t in tokenize(text))
 
 
