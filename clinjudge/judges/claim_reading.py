@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from clinjudge.grounding.evidence import Unit
-from clinjudge.grounding.exam_systems import SYSTEMS, claim_systems
+from clinjudge.grounding.exam_systems import SYSTEMS
 from clinjudge.grounding.note_input import NoteInput
 from clinjudge.grounding.transcript_facts import TranscriptFacts
 from clinjudge.text.normalize import content_token_spans, content_tokens
@@ -37,9 +37,8 @@ _BARE_RESULT = re.compile(
 def claim_tokens(text: str) -> list[tuple[str, int, int]]:
     """Content tokens of a claim with their spans; polarity words and a leading list label
     ("Medical Treatment:", "Cardiovascular:") are left out — they structure the note, they
-    state nothing — unless a bare result follows a label that names no exam system
-    (:data:`_BARE_RESULT`): in "Urinalysis: Negative." the label is what the result is about;
-    "Lungs: Normal." stays an exam system's header."""
+    state nothing — unless a bare result follows (:data:`_BARE_RESULT`): in "Urinalysis:
+    Negative." the label is what the result is about."""
     label = _LABEL.match(text)
     skip = label.end() if label and len(label.group().split()) <= 7 else 0
     tokens = [
@@ -47,8 +46,8 @@ def claim_tokens(text: str) -> list[tuple[str, int, int]]:
         for token, start, end in content_token_spans(text)
         if token not in POLARITY_WORDS
     ]
-    if skip and _BARE_RESULT.match(text, skip) and not claim_systems(text[:skip]):
-        return tokens  # a test's result; an exam system's "normal" stays an exam header
+    if skip and _BARE_RESULT.match(text, skip):
+        return tokens
     return [t for t in tokens if t[1] >= skip]
 
 
