@@ -26,29 +26,17 @@ POLARITY_WORDS = frozenset(
 _LABEL = re.compile(r"^\s*(?:[-•*#]+\s*)?[A-Za-z][A-Za-z /&,()-]{0,50}:\s")
 
 
-#: What follows a label when the label names what was tested: "Urinalysis: Negative."
-_BARE_RESULT = re.compile(
-    r"\s*(?:negative|positive|normal|abnormal|unremarkable|pending|within\s+normal\s+limits|"
-    r"wnl|nad)\W*$",
-    re.I,
-)
-
-
 def claim_tokens(text: str) -> list[tuple[str, int, int]]:
     """Content tokens of a claim with their spans; polarity words and a leading list label
     ("Medical Treatment:", "Cardiovascular:") are left out — they structure the note, they
-    state nothing — unless a bare result follows (:data:`_BARE_RESULT`): in "Urinalysis:
-    Negative." the label is what the result is about."""
+    state nothing."""
     label = _LABEL.match(text)
     skip = label.end() if label and len(label.group().split()) <= 7 else 0
-    tokens = [
+    return [
         (token, start, end)
         for token, start, end in content_token_spans(text)
-        if token not in POLARITY_WORDS
+        if start >= skip and token not in POLARITY_WORDS
     ]
-    if skip and _BARE_RESULT.match(text, skip):
-        return tokens
-    return [t for t in tokens if t[1] >= skip]
 
 
 def exam_word_spans(analysis: ClaimAnalysis, systems: list[str]) -> list[tuple[int, int]]:
