@@ -30,23 +30,37 @@ if TYPE_CHECKING:
     from clinjudge.rubric.model import Rubric
 
 PREFIX = "rubric:"
+#: ``--option rubric.KEY=VALUE``: criteria per model call, and whether fact criteria are graded
+#: by the knowledge-grounded reading (on: the offline default; on a model, the model grades
+#: the rest) or by the model (off: the model backend's default; offline they need a model).
+OPTIONS = ("batch_size", "offline_facts")
+SWITCH = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
 
 
 class RubricEvaluator(BaseEvaluator):
     kind = "rubric"
 
     def __init__(
-        self, name: str, rubric: Rubric, access: ModelAccess, kb: KnowledgeBase | None
+        self,
+        name: str,
+        rubric: Rubric,
+        access: ModelAccess,
+        kb: KnowledgeBase | None,
+        settings: dict[str, Any] | None = None,
     ) -> None:
-        from clinjudge.graphs.rubric import RubricContext, build_graph
+        """``settings``: the ``--option rubric.KEY=VALUE`` given (:data:`OPTIONS`), checked."""
+        from clinjudge.graphs.rubric import BATCH, RubricContext, build_graph
 
-        super().__init__(access, {})
+        given = dict(settings or {})
+        super().__init__(access, given)
         self.name = name
         self.rubric = rubric
         self.needs_source = "transcript" in rubric.reads
         self._graph = build_graph()
         prompt = access.prompts[0] if access.caller else None
-        self._context = RubricContext(rubric, kb, access.caller, prompt)
+        offline_facts = given.get("offline_facts", access.caller is None)
+        batch = given.get("batch_size", BATCH)
+        self._context = RubricContext(rubric, kb, access.caller, prompt, batch, offline_facts)
 
     def identity(self) -> dict[str, Any]:
         return {**super().identity(), "rubric_sha256": self.rubric.sha256}
@@ -104,6 +118,8 @@ class RubricEvaluator(BaseEvaluator):
         from clinjudge.rubric.replies import GradesReply, prompt_variables
 
         criteria = [Criterion.model_validate(c) for c in self.criteria_of(item)]
+        if self._context.offline_facts:
+            criteria = [c for c in criteria if not c.fact]
         size, schema = self._context.batch, GradesReply.model_json_schema()
         prompts = [
             self.caller.rendered(
@@ -159,9 +175,10 @@ def build(options: BuildOptions) -> RubricEvaluator:
     from clinjudge.prompts import load_prompt
     from clinjudge.rubric.loading import load_rubric, prompt_file
 
-    given = check_options("rubric", options.options, ("file",))
+    given = check_options("rubric", options.options, ("file", *OPTIONS))
     if not given.get("file"):
         raise ConfigError("judge 'rubric' needs a rubric file: --judges rubric:FILE")
+    settings = rubric_settings(given)
     rubric = load_rubric(str(given["file"]))
     prompt_name = f"rubric.grade_{rubric.mode}"
     access = open_backend(
@@ -182,7 +199,30 @@ def build(options: BuildOptions) -> RubricEvaluator:
             raise ConfigError(f"rubric {rubric.path}: prompt: {exc}") from exc
         access.provenance["prompts"] = [p.ref().model_dump() for p in access.prompts]
     kb = None
-    if access.caller is None:
+    if settings.get("offline_facts", access.caller is None):
         kb = options.knowledge or KnowledgeBase.default()
         access.provenance["knowledge"] = knowledge_provenance(kb)
-    return RubricEvaluator(f"{PREFIX}{given['file']}", rubric, access, kb)
+    return RubricEvaluator(f"{PREFIX}{given['file']}", rubric, access, kb, settings)
+
+
+def rubric_settings(given: dict[str, Any]) -> dict[str, Any]:
+    """The rubric judge's own ``--option`` settings (:data:`OPTIONS`), checked.
+
+    Raises:
+        ConfigError: a batch size that is not a whole number ≥ 1, an offline_facts that is not
+            on or off.
+    """
+    out: dict[str, Any] = {}
+    if "batch_size" in given:
+        size = given["batch_size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ConfigError(f"rubric.batch_size must be a whole number ≥ 1, got {size!r}")
+        out["batch_size"] = size
+    if "offline_facts" in given:
+        value = str(given["offline_facts"]).strip().lower()
+        if value not in SWITCH:
+            raise ConfigError(
+                f"rubric.offline_facts must be on or off, got {given['offline_facts']!r}"
+            )
+        out["offline_facts"] = SWITCH[value]
+    return out
