@@ -28,7 +28,8 @@ and prints, from ``agreement.json``, per labeller:
   (:func:`clinjudge.metrics.criterion_agreement.met_agreement`).
 
 ``--backend local --gguf FILE --encounters D2N171`` grades with a local model (slow on a CPU:
-give one or two encounters) and prints the run's wall time, calls, tokens and parse failures.
+give one or two encounters) and prints the run's wall time, calls, tokens and parse failures;
+``--option rubric.batch_size=1`` (passed to compare) asks one criterion per call.
 Sealed encounters (none of their files is opened) are skipped and named. The transcripts and
 notes come from ``../shared/data/aci-bench``: only the rows of the encounters used are kept.
 
@@ -208,6 +209,9 @@ def main() -> None:
     parser.add_argument("--gguf", help="the GGUF model file (--backend local)")
     parser.add_argument("--encounters", help="comma-separated encounters (default: every one)")
     parser.add_argument("--out", type=Path, help="working directory (default: a temporary one)")
+    parser.add_argument(
+        "--option", action="append", default=[], help="passed to compare, e.g. rubric.batch_size=1"
+    )
     args = parser.parse_args()
     if args.backend == "local" and not args.gguf:
         parser.error("--backend local needs --gguf FILE")
@@ -222,6 +226,7 @@ def main() -> None:
     if args.backend == "local":
         rubrics = rubrics[:1]  # the model's time goes to the visit-grounded rubric
     backend = ["--backend", args.backend] + (["--gguf", args.gguf] if args.gguf else [])
+    backend += [a for option in args.option for a in ("--option", option)]
     judges = ",".join(f"rubric:{r}" for r in rubrics)
     seconds = clinjudge(
         log, "compare", str(out / "data.jsonl"), "--judges", judges, *backend, "--out", str(run)

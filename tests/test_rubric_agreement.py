@@ -240,3 +240,34 @@ def test_length_bias_is_undefined_on_too_few_items_or_collinear_length():
     collinear = [100 + 400 * h for h in human]
     found = length_bias(human, human, collinear, list("abcde"))
     assert found["slope_per_100_words"]["value"] is None
+
+
+def test_a_scale_run_is_scored_by_levels_with_the_labellers_ceiling(tmp_path):
+    levels = {f"E{k}/a": (k % 5 + 1, (k + 1) % 5 + 1) for k in range(6)}
+    grades = {i: [grade("clarity", level=g)] for i, (g, _) in levels.items()}
+    run_dir = write_run(tmp_path, grades, mode="scale")
+    a = write_labels(tmp_path / "a.jsonl", [(i, "clarity", g) for i, (g, _) in levels.items()])
+    b = write_labels(tmp_path / "b.jsonl", [(i, "clarity", str(h)) for i, (_, h) in levels.items()])
+    out = tmp_path / "agree"
+    result = run("agreement", run_dir, "--labels", a, "--labels", b, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "within one" in result.output
+    report = json.loads((out / "agreement.json").read_text())
+    versus_a, versus_b = report["graders"][0]["against"]
+    assert versus_a["exact"]["value"] == 1.0 and versus_a["kappa_quadratic"]["value"] == 1.0
+    # b is a's level + 1, wrapping 5 → 1 once: five within one, none exact
+    assert versus_b["exact"]["value"] == 0.0
+    assert versus_b["within_one"]["value"] == pytest.approx(5 / 6)
+    assert report["labellers"][0]["mode"] == "scale"
+    assert report["labellers"][0]["within_one"]["value"] == pytest.approx(5 / 6)
+
+
+def test_sentence_labels_given_for_a_rubric_run_name_the_labels_it_takes(tmp_path):
+    run_dir = write_run(tmp_path)
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text('{"encounter": "E1", "system": "a", "unit": 0, "label": "supported"}\n')
+    result = run("agreement", run_dir, "--labels", claims, "--out", tmp_path / "o")
+    assert_one_line_error(result, "a rubric judge is scored against criterion labels")
+    mixed = write_labels(tmp_path / "A.jsonl", LABELS_A)
+    result = run("agreement", run_dir, "--labels", claims, "--labels", mixed, "--out", tmp_path)
+    assert_one_line_error(result, "--labels mixes criterion label files with sentence labels")

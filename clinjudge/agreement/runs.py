@@ -121,7 +121,15 @@ def read_run(path: Path) -> Run:
             run.judges[name] = {item: judged_claims(row) for item, row in rows.items()}
     if not run.judges:
         names = ", ".join(run.manifest.get("judges", {})) or "none"
-        raise ConfigError(f"{path}: no SOAP judge with judged notes in the run (judges: {names})")
+        hint = (
+            "; a rubric judge is scored against criterion labels (a .csv or .jsonl with item, "
+            "criterion, label)"
+            if "rubric:" in names
+            else ""
+        )
+        raise ConfigError(
+            f"{path}: no SOAP judge with judged notes in the run (judges: {names}){hint}"
+        )
     return run
 
 

@@ -62,7 +62,7 @@ def rubric_agreement(
 def print_rubric_summary(report: dict, out: Path) -> None:
     from rich.table import Table
 
-    from clinjudge.report.rubric_agreement_markdown import headline_rows, length_cell
+    from clinjudge.report.rubric_agreement_markdown import grader_name, headline_rows, length_cell
 
     headers, rows = headline_rows(report)
     table = Table(title="rubric graders against criterion labels (95% CI over encounters)")
@@ -74,6 +74,6 @@ def print_rubric_summary(report: dict, out: Path) -> None:
     for g in report["graders"]:
         for a in g["against"]:
             stdout.print(
-                f"length bias, {g['id']} vs {a['labeller']}: {length_cell(a['length_bias'])}"
+                f"length bias, {grader_name(g)} vs {a['labeller']}: {length_cell(a['length_bias'])}"
             )
     stdout.print(f"wrote {out / 'agreement.json'}, {out / 'agreement.md'}")

@@ -52,6 +52,11 @@ def left_out(excluded: dict[str, int]) -> str:
     return ", ".join(f"{n} {names[k]}" for k, n in excluded.items() if n) or "none"
 
 
+def grader_name(grader: dict[str, Any]) -> str:
+    """``run:rubric:FILE`` as a table shows it: the run and the rubric file's name."""
+    return f"{grader['run']}:{grader['judge'].rsplit('/', 1)[-1]}"
+
+
 def headline_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Headers and one row per grader × labeller, then per labeller pair (the ceiling)."""
     modes = {g["mode"] for g in report["graders"]} | {p["mode"] for p in report["labellers"]}
@@ -61,7 +66,9 @@ def headline_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     for g in report["graders"]:
         for a in g["against"]:
             cells = [estimate(a.get(k)) for _, k in keys]
-            rows.append([g["id"], a["labeller"], str(a["n"]), *cells, left_out(a["excluded"])])
+            rows.append(
+                [grader_name(g), a["labeller"], str(a["n"]), *cells, left_out(a["excluded"])]
+            )
     for p in report["labellers"]:
         cells = [estimate(p.get(k)) for _, k in keys]
         only = f"{p['only_first']} only {p['first']}, {p['only_second']} only {p['second']}"
@@ -99,13 +106,13 @@ def rubric_agreement_markdown(report: dict[str, Any]) -> str:
         "",
     ]
     out += [
-        f"- {g['id']} vs {a['labeller']}: {length_cell(a['length_bias'])}"
+        f"- {grader_name(g)} vs {a['labeller']}: {length_cell(a['length_bias'])}"
         for g in report["graders"]
         for a in g["against"]
     ]
     for g in report["graders"]:
         for a in g["against"]:
-            out += ["", f"## {g['id']} vs {a['labeller']}", ""]
+            out += ["", f"## {grader_name(g)} vs {a['labeller']}", ""]
             worst = sorted(a["per_criterion"].items(), key=lambda kv: kv[1]["agreement"]["value"])
             crit_rows = [
                 [cid, str(c["n"]), number(c["agreement"]["value"])]
