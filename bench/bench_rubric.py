@@ -237,7 +237,7 @@ def main() -> None:
     summary = json.loads((run / "report.json").read_text())
     graded = summary["judges"][f"rubric:{rubrics[0]}"]["criteria"]
     n_graded = sum(graded["graded_by"].values())
-    what = f"{len(used)} encounters ({', '.join(items)})"
+    what = f"{len(used)} encounter{'' if len(used) == 1 else 's'} ({', '.join(items)})"
     print(f"== {what}; rubric criteria graded {args.backend}: {n_graded}/{graded['n']} ==")
     for pair in report["labellers"]:
         print(line(f"labeller {pair['first']} vs labeller {pair['second']} (ceiling)", pair))

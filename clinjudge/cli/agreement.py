@@ -88,7 +88,8 @@ def agreement(
     claim-labels/labels --labels claim-labels/second-annotator --out runs/lab-agreement`.
 
     Exit codes: 0 done; 2 bad input (no run directory, a malformed label line: its file and
-    line; no units file; no note of a run that has labels).
+    line — for criterion labels also the field; no units file; no note of a run that has
+    labels; no criterion label naming a criterion the run graded).
 
     **Units.** A unit is one sentence of a note, identified by `encounter`, `system` and `unit`
     (its number within the note), with `start`/`end`, the character span `[start, end)` it
@@ -109,6 +110,13 @@ def agreement(
     When the run's dataset can be read, every labelled unit's text is checked against the run's
     note at its span.
 
+    **Scores** per judge: a unit is flagged when a tier 4–5 claim overlaps its span; positive =
+    unsupported or contradicted; precision, recall, F1, accuracy and Cohen's κ over units with
+    95% intervals resampling whole encounters, recall of major errors, labelled vs judged share
+    per system, per-note Spearman, tier-5 precision against `contradicted`, and the
+    disagreements worst first (missed major errors, then false flags with the judge's rationale,
+    then missed minor ones).
+
     **Rubric runs** (`compare --judges rubric:FILE`; chosen when every --labels is a criterion
     label file). A label file is CSV with a header, or JSONL, one row per criterion of an item:
     `item` (the run's item id), `criterion` (its id), `label` (met | not met, or a level 1..N
@@ -122,13 +130,6 @@ def agreement(
     item score and the note's length: β per 100 words, 0 = none); the disagreements. Two
     labellers: each against the grader, and the second against the first (the ceiling).
     Example: `clinjudge agreement runs/rv --labels a.csv --labels b.csv --out runs/rv-agree`.
-
-    **Scores** per judge: a unit is flagged when a tier 4–5 claim overlaps its span; positive =
-    unsupported or contradicted; precision, recall, F1, accuracy and Cohen's κ over units with
-    95% intervals resampling whole encounters, recall of major errors, labelled vs judged share
-    per system, per-note Spearman, tier-5 precision against `contradicted`, and the
-    disagreements worst first (missed major errors, then false flags with the judge's rationale,
-    then missed minor ones).
     """
     with one_line_errors():
         for path in run_dirs:
