@@ -5,6 +5,8 @@
     >>> result.report.hallucination_rate, result.rows()[0]["tier"]
     >>> evaluate("cef", summary_text, source=dialogue_text)["overall"]
     >>> evaluate("factcheck", answer_text, meta={"evidence": passages})["unsupported_rate"]
+    >>> evaluate("rubric:my.rubric.md", note_text, source=transcript_text,
+    ...          jury=["gpt-4o@https://api.openai.com/v1", "llama3@http://localhost:8000/v1"])
 
 Backends: ``offline`` (default when no model is configured), ``llm`` (``CLINJUDGE_MODEL`` /
 ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, or any LangChain chat model passed as ``chat_model``).
@@ -122,17 +124,31 @@ async def aevaluate(
     source: str = "",
     meta: dict[str, Any] | None = None,
     options: BuildOptions | None = None,
+    jury: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The row of judge ``judge`` (``lexical``, ``inference-aware``, ``cef``, ``factcheck``)
-    for one text: ``source`` is what it is checked against (a transcript or dialogue; none for
-    the fact-checker), ``meta`` the item's other fields (``question``, ``evidence``),
-    ``options`` how the judge is built (backend, model, judge settings). The row carries the
-    judge's per-item scores too (a SOAP judge's ``hallucination_rate``, CEF's ``overall`` …).
+    """The row of judge ``judge`` (``lexical``, ``inference-aware``, ``cef``, ``factcheck``,
+    ``rubric:FILE``) for one text: ``source`` is what it is checked against (a transcript or
+    dialogue; none for the fact-checker), ``meta`` the item's other fields (``question``,
+    ``evidence``), ``options`` how the judge is built (backend, model, judge settings),
+    ``jury`` the ``MODEL@URL`` jurors grading a rubric judge together (as ``--jury``). The row
+    carries the judge's per-item scores too (a SOAP judge's ``hallucination_rate``, CEF's
+    ``overall`` …).
 
     Raises:
         ValueError: an empty text, or no source for a judge that needs one.
+        ConfigError: a malformed jury, or a jury for a judge that takes none.
     """
-    evaluator = build_evaluator(judge, options or BuildOptions())
+    options = options or BuildOptions()
+    if jury:
+        from dataclasses import replace
+
+        from clinjudge.errors import ConfigError
+        from clinjudge.evaluators.registry import takes_jury
+
+        if not takes_jury([judge]):
+            raise ConfigError(f"judge {judge!r} takes no jury: a jury grades rubric judges")
+        options = replace(options, jury=tuple(jury))
+    evaluator = build_evaluator(judge, options)
     _require(text, "text")
     if evaluator.needs_source:
         _require(source, f"source (judge {judge!r} checks the text against it)")

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_openai import ChatOpenAI
-from pydantic import Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from clinjudge.errors import ConfigError
 from clinjudge.llm_endpoints import split_urls
-from clinjudge.redact import public_url
+from clinjudge.redact import public_url, without_credentials
 
 #: Placeholder key for local OpenAI-compatible servers that ignore authentication.
 NO_KEY = "not-needed"
@@ -120,3 +123,54 @@ def make_chat_model(settings: LLMSettings, base_url: str | None = None) -> BaseC
         rate_limiter=rate_limiter,
         use_responses_api=False,
     )
+
+
+class Juror(BaseModel):
+    """One grader of a jury (issue 39 item 3): a model at an OpenAI-compatible endpoint, named
+    ``MODEL@BASE_URL`` on the command line (``--jury``). Its name in reports is the model id;
+    the key is the environment's (``OPENAI_API_KEY``), as for a single model, never recorded."""
+
+    model: str
+    base_url: str
+
+    @property
+    def name(self) -> str:
+        return self.model
+
+    def settings(self, base: LLMSettings) -> LLMSettings:
+        """``base`` (decoding, timeout, retries, key, bounds) for this juror's model and URL."""
+        return base.model_copy(update={"model": self.model, "base_url": self.base_url})
+
+    def host(self) -> str:
+        """The endpoint's host and port, without credentials or path (reports)."""
+        return urlsplit(public_url(self.base_url) or "").netloc.rpartition("@")[2]
+
+
+def parse_jury(entries: Iterable[str]) -> list[Juror]:
+    """``["gpt-4o@https://api.openai.com/v1", "llama@http://gpu:8000/v1"]`` (an entry may also
+    hold several, comma-separated) → jurors, in order. The model is what precedes the first
+    ``@``; a model id holds none, a URL's credentials may.
+
+    Raises:
+        ConfigError: an entry without a model or an http(s) URL, fewer than two jurors, or a
+            model named twice (its replies would be one juror's: the cache keys on the model).
+    """
+    jurors: list[Juror] = []
+    for entry in (e.strip() for given in entries for e in given.split(",")):
+        if not entry:
+            continue
+        model, _, url = entry.partition("@")
+        shown = without_credentials(entry)
+        if not model.strip() or not url.strip().lower().startswith(("http://", "https://")):
+            raise ConfigError(
+                f"--jury {shown!r}: name a juror MODEL@URL, e.g. llama3@http://localhost:8000/v1"
+            )
+        if any(j.model == model.strip() for j in jurors):
+            raise ConfigError(
+                f"--jury names model {model.strip()!r} twice; each juror is another model (or "
+                "another name the server answers to)"
+            )
+        jurors.append(Juror(model=model.strip(), base_url=url.strip()))
+    if len(jurors) < 2:
+        raise ConfigError("--jury needs at least two jurors: MODEL@URL,MODEL@URL")
+    return jurors

@@ -95,6 +95,19 @@ class Usage:
         }
 
 
+def total_usage(usages: Iterable[Usage]) -> Usage:
+    """The counters of several callers added up (a jury's jurors)."""
+    out = Usage()
+    for u in usages:
+        for name, value in u.as_dict().items():
+            if name == "output_modes":
+                for mode, n in value.items():
+                    out.output_modes[mode] = out.output_modes.get(mode, 0) + n
+            else:
+                setattr(out, name, getattr(out, name) + value)
+    return out
+
+
 def cached_tokens(message: Any) -> int:
     """Prompt tokens the server read from its cache, as LangChain exposes them: the
     ``cache_read`` entries of ``usage_metadata["input_token_details"]`` (any service-tier

@@ -102,6 +102,7 @@ def test_a_rubric_run_against_two_labellers_matches_the_hand_computed_table(tmp_
         "parse_failure": 1,
         "error": 0,
         "needs_model": 1,
+        "tie": 0,
         "label_not_in_run": 1,
         "unlabelled": 1,
     }
@@ -271,3 +272,21 @@ def test_sentence_labels_given_for_a_rubric_run_name_the_labels_it_takes(tmp_pat
     mixed = write_labels(tmp_path / "A.jsonl", LABELS_A)
     result = run("agreement", run_dir, "--labels", claims, "--labels", mixed, "--out", tmp_path)
     assert_one_line_error(result, "--labels mixes criterion label files with sentence labels")
+
+
+def test_a_jury_run_counts_its_ties_apart_and_takes_its_mean_level_to_the_nearest():
+    from clinjudge.agreement.rubric_labels import CriterionLabel
+    from clinjudge.agreement.rubric_runs import RubricJudge
+    from clinjudge.agreement.rubric_scores import against_labeller
+
+    tie = {"id": "c1", "status": "tie", "votes": {"voted": 2, "of": 2, "met": 1, "not_met": 1}}
+    met = RubricJudge("rubric:j.md", "met", {"x": {"c1": tie, "c2": grade("c2", True)}})
+    labels = {(i, c): CriterionLabel(i, c, True, "a") for i, c in (("x", "c1"), ("x", "c2"))}
+    versus = against_labeller(met, labels, None, resamples=0, seed=0)
+    assert versus["excluded"]["tie"] == 1 and versus["excluded"]["error"] == 0
+    levels = {"y": {"c": {"id": "c", "status": "graded", "level": 4.5, "top_level": 5}}}
+    scale = RubricJudge("rubric:s.md", "scale", levels)
+    versus = against_labeller(
+        scale, {("y", "c"): CriterionLabel("y", "c", 5, "a")}, None, resamples=0, seed=0
+    )
+    assert versus["grader_mean_level"] == 5.0 and not versus["disagreements"]  # 4.5 is level 5

@@ -330,3 +330,15 @@ def test_a_question_answer_rubric_reads_the_question_and_needs_it(openai_stub, t
     data.write_text(json.dumps({"id": "q", "answer": "Take it with food."}) + "\n")
     result = run("compare", data, "--judges", f"rubric:{path}", "--out", tmp_path / "o")
     assert_one_line_error(result, "has no question (a question, Question, prompt column)")
+
+
+def test_the_server_is_asked_for_the_batch_ids_and_a_verdict_each(openai_stub, rubric_file):
+    openai_stub.script(grading_server(skip=set()))
+    judge = llm_judge(openai_stub, rubric_file, batch=4)
+    asyncio.run(judge.evaluate(Item(id="v", transcript=VISIT, note=NOTE)))
+    schemas = [r["response_format"]["json_schema"]["schema"] for r in openai_stub.requests]
+    asked = sorted(s["$defs"]["ReplyGrade"]["properties"]["id"]["enum"] for s in schemas)
+    assert asked == [["chest-pain", "no-fever", "fever-flip", "dose"], ["precautions", "tone"]]
+    assert sorted(s["properties"]["grades"]["maxItems"] for s in schemas) == [2, 4]
+    grade = schemas[0]["$defs"]["ReplyGrade"]
+    assert grade["required"] == ["id", "met"] and "level" not in grade["properties"]

@@ -5,20 +5,23 @@ rubric run.
 Per run, rubric judge and labeller, over the (item, criterion) pairs the labeller labelled and
 the judge graded: :func:`~clinjudge.metrics.criterion_agreement.met_agreement` (agreement,
 macro F1, κ) or :func:`~clinjudge.metrics.criterion_agreement.level_agreement` (exact,
-within-one, quadratic κ), with bootstrap intervals resampling encounters (the part of an item id
-before ``/``, else the item); per criterion id the agreement share; the length bias
+within-one, quadratic κ; a jury's mean level taken to the nearest level), with bootstrap
+intervals resampling encounters (the part of an item id before ``/``, else the item); per
+criterion id the agreement share; the length bias
 (:func:`clinjudge.metrics.length_bias.length_bias`: item scores from the grader's verdicts and
 from the labeller's on the same criteria, the HealthBench score of ``met`` rubrics or the mean
 of (level − 1)/(N − 1) of ``scale`` ones, before any critical gate); and the disagreements.
 Beside every rate, what was left out: labelled criteria the grader did not grade (parse
-failure, call error, "needs a model"), labels naming no graded criterion of the run, and graded
-criteria of labelled items with no label. Per pair of labellers, on the pairs both labelled:
-the same measures, the first as the reference — the ceiling a grader is read against.
+failure, call error, "needs a model", a jury's tie), labels naming no graded criterion of the
+run, and graded criteria of labelled items with no label. Per pair of labellers, on the pairs
+both labelled: the same measures, the first as the reference — the ceiling a grader is read
+against.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,7 +37,7 @@ from clinjudge.rubric.scoring import healthbench_score, scale_score
 
 #: Disagreements kept per grader and labeller in the report.
 MAX_DISAGREEMENTS = 50
-NOT_GRADED = ("parse_failure", "error", "needs_model")
+NOT_GRADED = ("parse_failure", "error", "needs_model", "tie")
 
 
 def encounter_of(item: str) -> str:
@@ -50,7 +53,8 @@ def measures(
 
 
 def _value(grade: dict[str, Any], mode: str) -> Any:
-    return bool(grade["met"]) if mode == "met" else int(grade["level"])
+    """The grader's verdict; a jury's mean level (4.33) to the nearest level, halves up."""
+    return bool(grade["met"]) if mode == "met" else math.floor(float(grade["level"]) + 0.5)
 
 
 def _check_kind(label: CriterionLabel, mode: str, judge: str) -> None:

@@ -118,6 +118,17 @@ OptionOpt = Annotated[
         "by the knowledge reading, the rest by the model).",
     ),
 ]
+JuryOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--jury",
+        help="Grade the rubric and SOAP judges by a jury of models: MODEL@URL entries "
+        "(comma-separated or repeated), each an OpenAI-compatible endpoint, the key from "
+        "OPENAI_API_KEY. Every juror grades every criterion (claim) with the same prompt; the "
+        "verdict is the majority (ties kept as ties) or the mean level, and Fleiss' kappa says "
+        "how far the jurors agree.",
+    ),
+]
 RetryOpt = Annotated[
     bool,
     typer.Option(
@@ -193,18 +204,41 @@ def build_judges(
 
 
 def judge_spec(
-    judges: str, *, backend: str, prompt: list[str] | None, claims: str, option: list[str] | None
+    judges: str,
+    *,
+    backend: str,
+    prompt: list[str] | None,
+    claims: str,
+    option: list[str] | None,
+    jury: list[str] | None = None,
 ):
     """The :class:`~clinjudge.executors.spec.JudgeSpec` of the shared CLI options (what a Ray
-    worker builds the same judges from) and the ``--prompt`` override paths."""
+    worker builds the same judges from) and the ``--prompt`` override paths.
+
+    Raises:
+        UsageError: ``--jury`` with no judge that takes one.
+        ConfigError: a malformed ``--jury`` (:func:`clinjudge.llm_settings.parse_jury`).
+    """
     from clinjudge.evaluators import parse_judge_names
+    from clinjudge.evaluators.registry import takes_jury
     from clinjudge.executors.spec import JudgeSpec
 
     names = parse_judge_names(judges)
     options = judge_options(option, names)
     overrides = prompt_overrides(prompt)
+    if jury:
+        from clinjudge.llm_settings import parse_jury
+
+        parse_jury(jury)  # a malformed juror is one line before anything loads
+        if not takes_jury(names):
+            raise UsageError("--jury grades rubric and SOAP judges: add --judges rubric:FILE")
     spec = JudgeSpec.of(
-        names, backend=backend, claims=claims, options=options, prompt_overrides=overrides
+        names,
+        backend=backend,
+        claims=claims,
+        options=options,
+        prompt_overrides=overrides,
+        jury=tuple(jury or ()),
     )
     return spec, overrides
 

@@ -18,6 +18,7 @@ from clinjudge.cli.common import (
     ClaimsOpt,
     ConcurrencyOpt,
     GgufOpt,
+    JuryOpt,
     OptionOpt,
     PromptOpt,
     RetryOpt,
@@ -67,6 +68,7 @@ def compare(
     prompt: PromptOpt = None,
     claims: ClaimsOpt = "auto",
     option: OptionOpt = None,
+    jury: JuryOpt = None,
     limit: Annotated[
         int | None,
         typer.Option(
@@ -160,6 +162,7 @@ def compare(
             "judges": judges,
             "claims": claims,
             "option": [without_credentials(o) for o in option or []],
+            "jury": [without_credentials(j) for j in jury or []],
             "load": {
                 "limit": limit,
                 "transcript_column": source_column,
@@ -173,7 +176,7 @@ def compare(
         if systems and (text_column or system_column):
             raise UsageError("--systems names the note columns: drop --text-column/--system-column")
         spec, paths = judge_spec(
-            judges, backend=backend, prompt=prompt, claims=claims, option=option
+            judges, backend=backend, prompt=prompt, claims=claims, option=option, jury=jury
         )
         # the dataset is read and checked before the judges load (a bad column: one line, fast)
         data = load_run_items(command, sources_needed(spec.judges))
@@ -278,7 +281,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
     from rich.table import Table
 
     from clinjudge.report.formatting import WHAT_N_IS, no_interval
-    from clinjudge.report.rubric_lines import graded_line
+    from clinjudge.report.rubric_lines import rubric_lines
 
     judges = report["judges"]
     soap = {n: j for n, j in judges.items() if j.get("kind") == "soap"}
@@ -312,6 +315,8 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
             "contradiction); excluded: claims left without a verdict (not in either rate).",
             highlight=False,
         )
+        for line in rubric_lines(soap):  # a jury's agreement
+            stdout.print(line, highlight=False)
     if others:
         table = Table(title=None if soap else title, header_style="bold")
         for column in ("judge", "score", "mean or rate", "95% CI", "n"):
@@ -331,7 +336,7 @@ def print_compare_summary(report: dict, files: list[Path]) -> None:
         kinds = {j.get("kind") for j in others.values()}
         said = [line for kind, line in WHAT_N_IS.items() if kind in kinds]
         stdout.print("n: what the number is over. " + " ".join(said) + " Exclusions: report.json.")
-        for line in filter(None, (graded_line(n, j) for n, j in others.items())):
+        for line in rubric_lines(others):
             stdout.print(line, highlight=False)
     if report.get("systems"):
         print_systems(report["systems"])

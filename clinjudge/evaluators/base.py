@@ -52,6 +52,8 @@ class BuildOptions:
     knowledge: KnowledgeBase | None = None
     cache: ResponseCache | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    #: ``MODEL@URL`` jurors grading together (``--jury``), for a judge that takes a jury.
+    jury: tuple[str, ...] = ()
 
 
 class Evaluator(Protocol):

@@ -35,6 +35,8 @@ class JudgeEntry:
     #: What follows ``name:`` in ``--judges`` for a judge built from a file (``rubric:FILE``);
     #: "" for a judge named alone.
     argument: str = ""
+    #: Whether the judge can be graded by a jury of models (``--jury``).
+    jury: bool = False
 
     @property
     def needs_source(self) -> bool:
@@ -51,10 +53,13 @@ class JudgeEntry:
 _REGISTRY: dict[str, JudgeEntry] = {}
 
 
-def judge(name: str, *, summary: str, argument: str = "") -> Callable[[Builder], Builder]:
+def judge(
+    name: str, *, summary: str, argument: str = "", jury: bool = False
+) -> Callable[[Builder], Builder]:
     """Register ``builder(options) -> Evaluator`` as the judge ``name``; with an ``argument``
     (``FILE``) the judge is named ``name:VALUE`` and its builder finds the value under that
-    argument's lower-case name in ``options.options`` (``rubric:my.md`` → ``file``).
+    argument's lower-case name in ``options.options`` (``rubric:my.md`` → ``file``); ``jury``:
+    the builder reads ``options.jury`` (``--jury``), given only to such judges.
 
     Raises:
         ValueError: another builder already holds ``name``.
@@ -64,7 +69,7 @@ def judge(name: str, *, summary: str, argument: str = "") -> Callable[[Builder],
         held = _REGISTRY.get(name)
         if held is not None and held.build.__qualname__ != builder.__qualname__:
             raise ValueError(f"judge {name!r} is registered twice")
-        _REGISTRY[name] = JudgeEntry(name, summary, builder, argument)
+        _REGISTRY[name] = JudgeEntry(name, summary, builder, argument, jury)
         return builder
 
     return register
@@ -117,7 +122,7 @@ def entry_of(name: str) -> tuple[JudgeEntry, str | None]:
 
 
 def build_evaluator(name: str, options: BuildOptions | None = None) -> Evaluator:
-    """The judge ``name`` built from ``options``.
+    """The judge ``name`` built from ``options`` (its ``jury`` only if the judge takes one).
 
     Raises:
         ConfigError: no judge is called ``name``.
@@ -131,7 +136,14 @@ def build_evaluator(name: str, options: BuildOptions | None = None) -> Evaluator
     if value is not None:
         given = {**options.options, entry.argument.lower(): value}
         options = replace(options, options=given)
+    if options.jury and not entry.jury:
+        options = replace(options, jury=())
     return entry.build(options)
+
+
+def takes_jury(names: list[str]) -> bool:
+    """Whether any judge of ``names`` can be graded by a jury (``--jury``)."""
+    return any(entry_of(n)[0].jury for n in names)
 
 
 def parse_judge_names(spec: str) -> list[str]:

@@ -10,6 +10,7 @@ judge rate claims cut by another judge, so that several judges rate the same cla
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from clinjudge.evaluators.base import row_failures
@@ -221,6 +222,19 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
     batch_size = opts.get("batch_size", 8)
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"{name}.batch_size must be a whole number ≥ 1, got {batch_size!r}")
+    if options.jury:  # one SOAP judge per juror, each on its model (evaluators/soap_jury.py)
+        from clinjudge.evaluators.soap_jury import SoapJuryEvaluator
+        from clinjudge.grounding.backend import check_jury_backend
+        from clinjudge.llm import LLMSettings
+        from clinjudge.llm_settings import parse_jury
+
+        check_jury_backend(options.backend)
+        base = options.settings or LLMSettings()
+        seats = [
+            (j, _build(name, mode, replace(options, jury=(), settings=j.settings(base))))
+            for j in parse_jury(options.jury)
+        ]
+        return SoapJuryEvaluator(name, seats)
     setup = build_judge(
         mode,
         options.backend,
@@ -246,7 +260,7 @@ def _build(name: str, mode: Mode, options: BuildOptions) -> SoapEvaluator:
     return SoapEvaluator(name, setup, batch_size=batch_size)
 
 
-@judge("lexical", summary="SOAP claims supported only where the transcript states them")
+@judge("lexical", summary="SOAP claims supported only where the transcript states them", jury=True)
 def build_lexical(options: BuildOptions) -> SoapEvaluator:
     return _build("lexical", "lexical", options)
 
@@ -255,6 +269,7 @@ def build_lexical(options: BuildOptions) -> SoapEvaluator:
     "inference-aware",
     summary="SOAP claims, with synonyms, trade/generic names and clinical inference; "
     "rates the claims of the first SOAP judge listed",
+    jury=True,
 )
 def build_inference_aware(options: BuildOptions) -> SoapEvaluator:
     return _build("inference-aware", "inference-aware", options)

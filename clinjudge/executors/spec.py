@@ -34,6 +34,8 @@ class JudgeSpec:
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     prompts: Mapping[str, bytes] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
+    #: ``MODEL@URL`` jurors (``--jury``) of the judges that take a jury.
+    jury: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -44,6 +46,7 @@ class JudgeSpec:
         claims: str = "auto",
         options: Mapping[str, Mapping[str, Any]] | None = None,
         prompt_overrides: Mapping[str, Path] | None = None,
+        jury: tuple[str, ...] = (),
     ) -> JudgeSpec:
         """The spec of judges built in this process: override files read, environment taken.
 
@@ -57,6 +60,7 @@ class JudgeSpec:
             options={k: dict(v) for k, v in (options or {}).items()},
             prompts={k: Path(p).read_bytes() for k, p in (prompt_overrides or {}).items()},
             env={k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)},
+            jury=tuple(jury),
         )
 
     def build(self, prompt_paths: Mapping[str, Path] | None = None) -> dict[str, Evaluator]:
@@ -84,6 +88,7 @@ class JudgeSpec:
                     knowledge=kb,
                     cache=cache,
                     options={"claims": self.claims, **self.options.get(name, {})},
+                    jury=self.jury,
                 ),
             )
             for name in self.judges

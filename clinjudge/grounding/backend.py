@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from clinjudge.knowledge.base import KnowledgeBase
     from clinjudge.llm import LLMSettings, ResponseCache, StructuredCaller
+    from clinjudge.llm_settings import Juror
     from clinjudge.prompts import Prompt
     from clinjudge.types import Backend
 
@@ -132,6 +133,58 @@ def open_backend(
         "prompts": [p.ref().model_dump() for p in prompts],
     }
     return ModelAccess(resolved, provenance, caller, prompts)
+
+
+def check_jury_backend(backend: str | None) -> None:
+    """A jury runs on the models it names: refused on ``offline`` and ``local``.
+
+    Raises:
+        ConfigError: ``--jury`` with ``--backend offline`` or ``local``.
+    """
+    if backend in ("offline", "local"):
+        raise ConfigError(
+            f"--jury names the models that grade; it does not run on --backend {backend} "
+            "(serve a local model with `clinjudge serve` and name it in the jury)"
+        )
+
+
+def open_jury(
+    jury: Sequence[Juror],
+    backend: str | None,
+    *,
+    judge: str,
+    settings: LLMSettings | None = None,
+    cache: ResponseCache | None = None,
+    prompt_names: Sequence[str] = (),
+    prompt_overrides: Mapping[str, Path] | None = None,
+    known_prompts: Sequence[str] | None = None,
+) -> list[tuple[Juror, ModelAccess]]:
+    """Each juror's :class:`ModelAccess`, opened by :func:`open_backend` on ``llm`` with the
+    settings made for its model and URL (:meth:`~clinjudge.llm_settings.Juror.settings`): the
+    same caller, prompts and provenance as a single model's, plus the juror's ``host``.
+
+    Raises:
+        ConfigError: ``backend`` is offline or local (a jury names its endpoints), or what
+            :func:`open_backend` raises.
+    """
+    from clinjudge.llm import LLMSettings
+
+    check_jury_backend(backend)
+    base = settings or LLMSettings()
+    seats = []
+    for juror in jury:
+        access = open_backend(
+            "llm",
+            judge=judge,
+            settings=juror.settings(base),
+            cache=cache,
+            prompt_names=prompt_names,
+            prompt_overrides=prompt_overrides,
+            known_prompts=known_prompts,
+        )
+        access.provenance["host"] = juror.host()
+        seats.append((juror, access))
+    return seats
 
 
 def with_output_modes(provenance: dict[str, Any], caller: StructuredCaller | None) -> dict:

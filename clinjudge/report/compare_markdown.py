@@ -46,7 +46,7 @@ def render_compare_markdown(
         *_skipped_section(report.get("skipped_items") or []),
         *(_judges_section(soap) if soap or not others else ()),
         *_scores_section(others),
-        *rubric_section(others),
+        *rubric_section(judges, report.get("usage")),
         *(f"![{name.removesuffix('.png')}]({name})" for name in images),
         *_tiers_section(soap),
         *_subtypes_section(soap),

@@ -14,7 +14,8 @@ JavaScript inlined, and the run's data embedded as JSON (:func:`page_data`):
 - the omission judge's omitted and contradicted facts with their transcript spans, when the run
   has it;
 - each rubric judge's criteria: verdict (met, not met, a level, or why ungraded), the grader's
-  reason and the transcript turns it cites (issue 39).
+  reason and the transcript turns it cites (issue 39); graded by a jury, every juror's verdict
+  and whether they split (a SOAP judge's claims: each juror's tier).
 
 The script renders a note only when it scrolls near the viewport (``IntersectionObserver``), so
 a page of 100 notes and 5,000 claims opens fast. Clicking a claim shows its verdicts and the
@@ -102,18 +103,29 @@ def page_data(
 
 def _criteria(row: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A rubric row's criteria as the page lists them: verdict in words, whether the text
-    passes, the grader's reason and the transcript turns it cites."""
-    return [
-        {
-            "id": c["id"],
-            "text": c.get("text", ""),
-            "verdict": verdict_words(c),
-            "passes": passes(c),
-            "reason": c.get("reason") or "",
-            "turns": c.get("turns") or [],
-        }
-        for c in (row or {}).get("criteria") or []
-    ]
+    passes, the grader's reason and the transcript turns it cites; a jury's, each juror's
+    verdict in words and ``split`` when the jurors who voted did not all say the same."""
+    out = []
+    for c in (row or {}).get("criteria") or []:
+        jurors = {n: verdict_words({**g, **_scale(c)}) for n, g in (c.get("jurors") or {}).items()}
+        said = {v for n, v in jurors.items() if c["jurors"][n].get("status") == "graded"}
+        out.append(
+            {
+                "id": c["id"],
+                "text": c.get("text", ""),
+                "verdict": verdict_words(c),
+                "passes": passes(c),
+                "reason": c.get("reason") or "",
+                "turns": c.get("turns") or [],
+                "jurors": jurors,
+                "split": len(said) > 1,
+            }
+        )
+    return out
+
+
+def _scale(criterion: dict[str, Any]) -> dict[str, Any]:
+    return {"top_level": criterion["top_level"]} if "top_level" in criterion else {}
 
 
 def _claims(item_id: str, soap: list[str], by_id: dict) -> list[dict[str, Any]]:
@@ -149,12 +161,21 @@ def _claims(item_id: str, soap: list[str], by_id: dict) -> list[dict[str, Any]]:
                         if e.get("source", "transcript") == "transcript" and e.get("start", -1) >= 0
                     ],
                     "knowledge": [_knowledge(k) for k in v.get("knowledge") or []],
+                    "jurors": _juror_tiers((row.get("jury") or {}).get(v["claim_id"])),
                 }
     out = sorted(claims.values(), key=lambda c: (c["start"], c["end"]))
     for c in out:
         tiers = {v["tier"] >= 4 for v in c["verdicts"].values()}
         c["flip"] = len(tiers) > 1
     return out
+
+
+def _juror_tiers(vote: dict[str, Any] | None) -> str:
+    """A jury's claim: each juror's tier, or what became of it (``m1 tier 1; m2 error``)."""
+    jurors = (vote or {}).get("jurors") or {}
+    return "; ".join(
+        f"{n} tier {j['tier']}" if "tier" in j else f"{n} {j['status']}" for n, j in jurors.items()
+    )
 
 
 def _knowledge(entry: Any) -> str:

@@ -46,6 +46,7 @@ def left_out(excluded: dict[str, int]) -> str:
         "parse_failure": "parse failures",
         "error": "call errors",
         "needs_model": "need a model",
+        "tie": "jury ties",
         "label_not_in_run": "labels not in the run",
         "unlabelled": "unlabelled",
     }

@@ -9,14 +9,16 @@ gate_failure_rate = items failing a critical criterion / items scored (Wilson in
 by_tag[t]      = the same score over the criteria tagged t only (HealthBench's per-axis
                  and per-theme scores)
 by_criterion[c] = met share (Wilson interval) or mean level (bootstrap), per criterion id
-graded_by      = criteria graded per grader (``knowledge`` offline, ``llm``), beside the
-                 criteria that need a model and those whose grading failed
+graded_by      = criteria graded per grader (``knowledge`` offline, ``llm``, ``jury``), beside
+                 the criteria that need a model, those whose grading failed and a jury's ties
+jury           = (``--jury``) how far the jurors agree: :mod:`clinjudge.rubric.jury_agreement`
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from clinjudge.rubric.jury_agreement import jury_summary
 from clinjudge.rubric.model import Rubric
 from clinjudge.rubric.scoring import graded, healthbench_score, mean_level
 
@@ -60,6 +62,7 @@ def summarize(rubric: Rubric, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "criteria": _totals(judged),
         "by_tag": _by_tag(rubric, judged),
         "by_criterion": _by_criterion(judged, bootstrap_interval, wilson_interval),
+        **({"jury": jury} if (jury := jury_summary(judged)) is not None else {}),
     }
 
 
@@ -76,7 +79,7 @@ def _interval(values: list[float], rubric: Rubric) -> list[float] | None:
 
 
 def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Criteria over every item: how many, graded per grader, needing a model, failed."""
+    """Criteria over every item: how many, graded per grader, needing a model, failed, tied."""
     by: dict[str, int] = {}
     for r in rows:
         for grader, n in (r.get("graded_by") or {}).items():
@@ -86,6 +89,7 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "graded_by": dict(sorted(by.items())),
         "needs_model": sum(r["n_needs_model"] for r in rows),
         "failed": sum(r["n_failed"] for r in rows),
+        "ties": sum(r.get("n_ties", 0) for r in rows),
     }
 
 

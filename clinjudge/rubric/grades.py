@@ -5,7 +5,9 @@ Every grade carries the criterion (``id``, ``text``, ``points``, ``tags``, ``cri
 the grader's ``reason``, the transcript ``turns`` it cites, counted from 1, the ``note_span``
 it rests on, ``[-1, -1]`` when none, and ``graded_by``: ``knowledge`` or ``llm``),
 ``needs_model`` (offline and not a fact criterion), ``parse_failure`` (the grader's reply never
-gave it, or gave it out of range) or ``error`` (the call failed). Only ``graded`` ones score.
+gave it, or gave it out of range), ``error`` (the call failed) or ``tie`` (a jury split evenly,
+:mod:`clinjudge.rubric.jury`; a jury's grade also holds ``votes`` and each juror's verdict under
+``jurors``, and ``graded_by`` ``jury``). Only ``graded`` ones score.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def graded_met(
 
 
 def graded_level(
-    criterion: Criterion, level: int, top_level: int, *, reason: str, turns: list[int]
+    criterion: Criterion, level: float, top_level: int, *, reason: str, turns: list[int]
 ) -> dict[str, Any]:
     return {
         **base(criterion, top_level),

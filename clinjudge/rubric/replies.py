@@ -14,6 +14,7 @@ transcript are dropped.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pydantic import BaseModel
@@ -33,6 +34,30 @@ class ReplyGrade(BaseModel):
 
 class GradesReply(BaseModel):
     grades: list[ReplyGrade]
+
+
+def grades_schema(rubric: Rubric, batch: list[Criterion]) -> dict[str, Any]:
+    """The JSON schema a server is asked to follow for one batch (as the SOAP judge's
+    :func:`~clinjudge.judges.llm_judge.verdict_schema`): :class:`GradesReply` with ``id`` one of
+    the batch's ids, ``met`` a boolean (or ``level`` one of the criteria's levels) required, and
+    exactly one grade per criterion — a grammar-constrained server cannot skip a criterion or
+    invent an id (a 1.5B model answered ``c1``, ``c2`` … after the prompt's example)."""
+    schema = copy.deepcopy(GradesReply.model_json_schema())
+    item = schema["$defs"]["ReplyGrade"]
+    props = item["properties"]
+    props["id"] = {"type": "string", "enum": [c.id for c in batch]}
+    if rubric.mode == "scale":
+        levels = sorted({level for c in batch for level in rubric.levels_of(c)})
+        props["level"] = {"type": "integer", "enum": levels}
+        props.pop("met")
+        item["required"] = ["id", "level"]
+    else:
+        props["met"] = {"type": "boolean"}
+        props.pop("level")
+        item["required"] = ["id", "met"]
+    grades = schema["properties"]["grades"]
+    grades["minItems"] = grades["maxItems"] = len(batch)
+    return schema
 
 
 def numbered_transcript(transcript: str) -> str:

@@ -2,7 +2,8 @@
 
 A grade is a dict per criterion: ``status`` is ``graded`` (``met`` true/false, or ``level``),
 ``needs_model`` (offline, not a fact criterion: not graded, never guessed), ``parse_failure`` or
-``error`` (the grader's reply lacked it, or the call failed). Only graded criteria count.
+``error`` (the grader's reply lacked it, or the call failed), ``tie`` (a jury split evenly:
+:mod:`clinjudge.rubric.jury`). Only graded criteria count.
 
 **met rubrics** (HealthBench):
 
@@ -83,8 +84,8 @@ def item_score(rubric: Rubric, grades: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def counts(grades: list[dict[str, Any]]) -> dict[str, Any]:
-    """``n_criteria``, ``n_graded``, ``n_needs_model``, ``n_failed`` and ``graded_by``
-    (grader → criteria it graded: ``knowledge`` offline, ``llm``)."""
+    """``n_criteria``, ``n_graded``, ``n_needs_model``, ``n_failed``, ``n_ties`` (a jury's) and
+    ``graded_by`` (grader → criteria it graded: ``knowledge`` offline, ``llm``, ``jury``)."""
     by: dict[str, int] = {}
     for g in graded(grades):
         by[g["graded_by"]] = by.get(g["graded_by"], 0) + 1
@@ -93,5 +94,6 @@ def counts(grades: list[dict[str, Any]]) -> dict[str, Any]:
         "n_graded": sum(by.values()),
         "n_needs_model": sum(1 for g in grades if g.get("status") == "needs_model"),
         "n_failed": sum(1 for g in grades if g.get("status") in ("parse_failure", "error")),
+        "n_ties": sum(1 for g in grades if g.get("status") == "tie"),
         "graded_by": by,
     }

@@ -151,7 +151,14 @@ function renderNote(section) {
     for (const c of criteria) {
       const cls = c.passes === true ? "pass" : c.passes === false ? "fail" : "other";
       const turns = c.turns.length ? ` (turns ${c.turns.map((t) => `T${t}`).join(", ")})` : "";
-      list.append(el("li", { class: cls, text: `${c.verdict}: ${c.text} — ${c.reason}${turns}` }));
+      const item = el("li", { class: cls, text: `${c.verdict}: ${c.text} — ${c.reason}${turns}` });
+      const jurors = Object.entries(c.jurors || {});
+      if (jurors.length) {
+        item.append(el("div", { class: c.split ? "jurors split" : "jurors",
+          text: `${c.split ? "jurors split" : "jurors agree"}: ` +
+            jurors.map(([n, v]) => `${n} ${v}`).join("; ") }));
+      }
+      list.append(item);
     }
     section.append(el("h4", { text: `Rubric criteria (${judge})` }), list);
   }
@@ -216,6 +223,7 @@ function openClaim(noteId, claimId, scroll) {
       el("strong", { text: `${judge}: tier ${v.tier} ${v.subtype}${severity}` }),
       el("div", { class: "rationale", text: v.rationale }));
     if (v.knowledge.length) box.append(el("div", { text: `knowledge: ${v.knowledge.join("; ")}` }));
+    if (v.jurors) box.append(el("div", { class: "jurors", text: `jurors: ${v.jurors}` }));
     verdicts.append(box);
     evidence.push(...v.evidence);
   }
