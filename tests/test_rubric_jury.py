@@ -358,3 +358,33 @@ def test_a_worker_builds_the_same_jury_from_the_spec(jurors, rubric_file):
     spec = JudgeSpec.of([f"rubric:{rubric_file}"], jury=tuple(jury_of(jurors)))
     built = spec.build()
     assert [j.name for j, _ in built[f"rubric:{rubric_file}"].jury] == ["m1", "m2", "m3"]
+
+
+def test_a_jury_honours_the_batch_size_and_refuses_offline_facts(
+    jurors, rubric_file, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("CLINJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLINJUDGE_MAX_RETRIES", "0")
+    for name, stub in jurors.items():
+        stub.script(grader(KNOWN[name]))
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "v", "transcript": VISIT, "note": NOTE}) + "\n")
+    out, jury = tmp_path / "run", ",".join(jury_of(jurors))
+    judges = ("--judges", f"rubric:{rubric_file}", "--jury", jury, "--out", out)
+    done = run("compare", data, *judges, "--option", "rubric.batch_size=1")
+    assert done.exit_code == 0, done.output
+    for stub in jurors.values():  # 4 criteria, one a call (m3's ask again for d is the same ask)
+        asked = [r["messages"][-1]["content"].split("Criteria:")[-1] for r in stub.requests]
+        assert len(asked) == 4
+        assert all(len(re.findall(r"^- ([\w-]+):", a, re.M)) == 1 for a in asked)
+    report = json.loads((out / "report.json").read_text())
+    assert report["judges"][f"rubric:{rubric_file}"]["criteria"]["ties"] == 1
+    judge = build_evaluator(
+        f"rubric:{rubric_file}",
+        BuildOptions(jury=tuple(jury_of(jurors)), options={"batch_size": 1}),
+    )
+    planned, note = judge.planned_prompts(Item(id="v", transcript=VISIT, note=NOTE))
+    assert len(planned) == 3 * 4 and "each juror's" in note  # what --dry-run counts
+    assert judge.identity()["options"] == {"batch_size": 1}
+    facts = run("compare", data, *judges, "--option", "rubric.offline_facts=on")
+    assert_one_line_error(facts, "rubric.offline_facts=on does not apply to a jury")

@@ -67,22 +67,17 @@ def judged_claims(row: dict[str, Any]) -> list[JudgedClaim]:
 
 def soap_judges(path: Path, manifest: dict[str, Any]) -> list[str]:
     """The run's SOAP judges (module docstring)."""
-    report = path / "report.json"
-    if report.is_file():
-        try:
-            kinds = {n: j.get("kind") for n, j in json.loads(report.read_text())["judges"].items()}
-        except (json.JSONDecodeError, KeyError, AttributeError):
-            kinds = {}
-        if kinds:
-            return [n for n, kind in kinds.items() if kind == "soap"]
+    named = judges_of_kind(path, "soap")
+    if named is not None:
+        return named
     return [n for n, identity in manifest.get("judges", {}).items() if "mode" in identity]
 
 
-def read_run(path: Path) -> Run:
-    """The run directory's SOAP judges and their claims (module docstring).
+def read_manifest(path: Path) -> tuple[dict[str, Any], str]:
+    """A run directory's manifest and its SHA-256.
 
     Raises:
-        ConfigError: no such directory, no ``run.json``, or no SOAP judge with rows.
+        ConfigError: no such directory, no ``run.json``, or one that is not a manifest.
     """
     if not path.is_dir():
         raise ConfigError(f"{path}: no such run directory")
@@ -98,14 +93,43 @@ def read_run(path: Path) -> Run:
         manifest = None
     if not isinstance(manifest, dict):
         raise ConfigError(f"{manifest_file}: not a clinjudge run manifest")
-    run = Run(path, manifest, hashlib.sha256(blob).hexdigest())
-    for name in soap_judges(path, manifest):
+    return manifest, hashlib.sha256(blob).hexdigest()
+
+
+def judges_of_kind(path: Path, kind: str) -> list[str] | None:
+    """The judges ``report.json`` gives ``kind``; ``None`` without a readable report."""
+    report = path / "report.json"
+    if not report.is_file():
+        return None
+    try:
+        kinds = {n: j.get("kind") for n, j in json.loads(report.read_text())["judges"].items()}
+    except (json.JSONDecodeError, KeyError, AttributeError):
+        return None
+    return [n for n, k in kinds.items() if k == kind] if kinds else None
+
+
+def read_run(path: Path) -> Run:
+    """The run directory's SOAP judges and their claims (module docstring).
+
+    Raises:
+        ConfigError: no such directory, no ``run.json``, or no SOAP judge with rows.
+    """
+    run = Run(path, *read_manifest(path))
+    for name in soap_judges(path, run.manifest):
         rows = rows_by_key(path / "runs" / f"{name}.jsonl")
         if rows:
             run.judges[name] = {item: judged_claims(row) for item, row in rows.items()}
     if not run.judges:
-        names = ", ".join(manifest.get("judges", {})) or "none"
-        raise ConfigError(f"{path}: no SOAP judge with judged notes in the run (judges: {names})")
+        names = ", ".join(run.manifest.get("judges", {})) or "none"
+        hint = (
+            "; a rubric judge is scored against criterion labels (a .csv or .jsonl with item, "
+            "criterion, label)"
+            if "rubric:" in names
+            else ""
+        )
+        raise ConfigError(
+            f"{path}: no SOAP judge with judged notes in the run (judges: {names}){hint}"
+        )
     return run
 
 

@@ -12,6 +12,22 @@ import typer
 from clinjudge.cli.common import UsageError, one_line_errors, stdout
 
 
+def criterion_labels(labels: list[Path], units: Path | None) -> bool:
+    """Whether ``--labels`` are criterion labels (a rubric run's) rather than sentence labels.
+
+    Raises:
+        UsageError: a mix of both, or ``--units`` given with criterion labels.
+    """
+    from clinjudge.agreement.rubric_labels import is_criterion_label_file
+
+    kinds = {is_criterion_label_file(p) for p in labels}
+    if len(kinds) > 1:
+        raise UsageError("--labels mixes criterion label files with sentence labels: give one kind")
+    if kinds == {True} and units is not None:
+        raise UsageError("--units is for the sentence labels of SOAP runs, not criterion labels")
+    return kinds == {True}
+
+
 def _check_run_dir(path: Path) -> None:
     """A positional argument that is a label file or directory, or another command's
     directory, is named as such."""
@@ -27,22 +43,6 @@ def _check_run_dir(path: Path) -> None:
         raise UsageError(f"{path}: a file, not a run directory; labels go after --labels")
 
 
-def _run_notes(run) -> dict[str, str] | None:
-    """The run's note texts by item id, from the dataset its compare command recorded (``None``
-    when it cannot be read: the notes are then not checked against the units)."""
-    command = run.manifest.get("command")
-    if not command:
-        return None
-    from clinjudge.cli.compare import load_run_items
-    from clinjudge.datasets.loader import DatasetError
-
-    try:
-        data = load_run_items(command, require_source=False)
-    except (DatasetError, OSError, KeyError, ValueError):
-        return None
-    return {item.id: item.note for item in data.items}
-
-
 def agreement(
     run_dirs: Annotated[
         list[Path],
@@ -56,7 +56,8 @@ def agreement(
         typer.Option(
             "--labels",
             help="A reviewer's labels: a claim-labels JSONL file or a directory of them "
-            "(repeat --labels for each reviewer; the first labelling a unit is the reference).",
+            "(repeat --labels for each reviewer; the first labelling a unit is the reference); "
+            "for rubric runs a criterion label file, .csv or .jsonl (see Rubric runs below).",
         ),
     ],
     out: Annotated[
@@ -77,16 +78,18 @@ def agreement(
         int, typer.Option(help="Encounter-bootstrap resamples for the 95% intervals.", min=100)
     ] = 1000,
 ) -> None:
-    """Score every SOAP judge of the runs against sentence labels; write agreement.json,
-    agreement.md and agreement.html (a page of the report viewer); package version, runs with
-    their manifest hashes, label files with their SHA-256 recorded.
+    """Score every SOAP judge of the runs against sentence labels, or every rubric judge
+    against criterion labels; write agreement.json and agreement.md (and for SOAP runs
+    agreement.html, a page of the report viewer); package version, runs with their manifest
+    hashes, label files with their SHA-256 recorded.
 
     Example: `clinjudge compare notes.jsonl --system-column system --id-column encounter
     --judges lexical --out runs/lab`, then `clinjudge agreement runs/lab --labels
     claim-labels/labels --labels claim-labels/second-annotator --out runs/lab-agreement`.
 
     Exit codes: 0 done; 2 bad input (no run directory, a malformed label line: its file and
-    line; no units file; no note of a run that has labels).
+    line — for criterion labels also the field; no units file; no note of a run that has
+    labels; no criterion label naming a criterion the run graded).
 
     **Units.** A unit is one sentence of a note, identified by `encounter`, `system` and `unit`
     (its number within the note), with `start`/`end`, the character span `[start, end)` it
@@ -113,10 +116,35 @@ def agreement(
     per system, per-note Spearman, tier-5 precision against `contradicted`, and the
     disagreements worst first (missed major errors, then false flags with the judge's rationale,
     then missed minor ones).
+
+    **Rubric runs** (`compare --judges rubric:FILE`; chosen when every --labels is a criterion
+    label file). A label file is CSV with a header, or JSONL, one row per criterion of an item:
+    `item` (the run's item id), `criterion` (its id), `label` (met | not met, or a level 1..N
+    for a scale rubric), optionally `labeller` (default: the file's name) and `comment`. Each
+    rubric judge against each labeller, over the (item, criterion) pairs both graded: agreement,
+    macro F1 (mean F1 of met and of not met, as HealthBench scores its grader against
+    physicians) and Cohen's κ — for levels: exact, within-one, quadratic-weighted κ — with 95%
+    intervals resampling encounters (the item id before `/`); beside them the criteria left out
+    (parse failures, call errors, needs a model, labels not in the run, unlabelled); per
+    criterion agreement; the length bias (the grader's item score regressed on the labeller's
+    item score and the note's length: β per 100 words, 0 = none); the disagreements. Two
+    labellers: each against the grader, and the second against the first (the ceiling).
+    Example: `clinjudge agreement runs/rv --labels a.csv --labels b.csv --out runs/rv-agree`.
     """
     with one_line_errors():
         for path in run_dirs:
             _check_run_dir(path)
+        rubric = criterion_labels(labels, units)
+        if rubric:
+            from clinjudge.cli.rubric_agreement import rubric_agreement
+
+            found = rubric_agreement(run_dirs, labels, out, resamples=resamples)
+    if rubric:
+        from clinjudge.cli.rubric_agreement import print_rubric_summary
+
+        print_rubric_summary(found, out)
+        return
+    with one_line_errors():
         from clinjudge.agreement.labels import (
             find_units,
             labelled_notes,
@@ -125,6 +153,7 @@ def agreement(
         )
         from clinjudge.agreement.runs import check_notes, match_notes, read_run
         from clinjudge.agreement.scores import agreement_report
+        from clinjudge.cli.rubric_agreement import run_notes
         from clinjudge.report.agreement_markdown import agreement_markdown
         from clinjudge.report.agreement_page import write_agreement_html
 
@@ -144,7 +173,7 @@ def agreement(
         checked = {}
         for run in runs:
             matched = match_notes(run, notes.units, system, labels)
-            texts = _run_notes(run)
+            texts = run_notes(run)
             if texts is not None:
                 check_notes(run, matched, texts, notes.units)
             checked[run.path] = texts is not None

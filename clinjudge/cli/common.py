@@ -113,7 +113,9 @@ OptionOpt = Annotated[
         help="A judge setting JUDGE.KEY=VALUE (repeatable), e.g. inference-aware.protocol=claim, "
         "inference-aware.batch_size=4, cef.task=note, "
         "cef.n_source=12, factcheck.corpus=passages.jsonl, factcheck.search=searxng, "
-        "factcheck.search_url=http://localhost:8888, numeric.rel_tol=0.1.",
+        "factcheck.search_url=http://localhost:8888, numeric.rel_tol=0.1, "
+        "rubric.batch_size=4 (criteria per model call), rubric.offline_facts=on (fact criteria "
+        "by the knowledge reading, the rest by the model).",
     ),
 ]
 JuryOpt = Annotated[
@@ -243,16 +245,19 @@ def judge_spec(
 
 def judge_options(items: list[str] | None, names: list[str]) -> dict[str, dict[str, object]]:
     """``["cef.task=note", "cef.n_source=12"]`` → ``{"cef": {"task": "note", "n_source": 12}}``
-    (integers and decimals are converted); the judge must be one of ``names``."""
+    (integers and decimals are converted); the judge must be one of ``names``, or the kind of
+    judges named with an argument (``rubric.batch_size=4`` sets every ``rubric:FILE``)."""
     parsed: dict[str, dict[str, object]] = {}
     for item in items or []:
         target, sep, value = item.partition("=")
         judge, dot, key = target.partition(".")
         if not sep or not dot or not key or not value:
             raise UsageError(f"--option must look like JUDGE.KEY=VALUE, got {item!r}")
-        if judge not in names:
+        targets = [n for n in names if n == judge or n.partition(":")[0] == judge]
+        if not targets:
             raise UsageError(f"--option {item!r} names judge {judge!r}, not among --judges")
-        parsed.setdefault(judge, {})[key] = _number_or_text(value)
+        for name in targets:
+            parsed.setdefault(name, {})[key] = _number_or_text(value)
     return parsed
 
 

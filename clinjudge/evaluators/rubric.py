@@ -18,7 +18,9 @@ criterion with the same prompt and the verdict is the jury's (:mod:`clinjudge.ru
 the summary adds how far the jurors agree (:mod:`clinjudge.rubric.jury_agreement`), the
 provenance each juror's model, host, decoding, prompts and calls and tokens, and ``usage`` the
 sum with each juror's under ``jurors``. The jurors' models, decodings and prompt hashes are in
-the judge's identity (another jury is not resumed into the run).
+the judge's identity (another jury is not resumed into the run). ``rubric.batch_size`` sets
+each juror's criteria per call; ``rubric.offline_facts=on`` is refused with a jury
+(:data:`JURY_FACTS`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,17 @@ if TYPE_CHECKING:
     from clinjudge.rubric.model import Rubric
 
 PREFIX = "rubric:"
+#: ``--option rubric.KEY=VALUE``: criteria per model call, and whether fact criteria are graded
+#: by the knowledge-grounded reading (on: the offline default; on a model, the model grades
+#: the rest) or by the model (off: the model backend's default; offline they need a model).
+OPTIONS = ("batch_size", "offline_facts")
+SWITCH = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
+#: A jury grades every criterion, facts too: the knowledge reading is one fixed grader, not a
+#: juror, and would count as unanimous agreement in the jury's kappa.
+JURY_FACTS = (
+    "rubric.offline_facts=on does not apply to a jury (--jury): every juror grades every "
+    "criterion, facts too; drop the option or the jury"
+)
 
 
 class RubricEvaluator(BaseEvaluator):
@@ -49,11 +62,19 @@ class RubricEvaluator(BaseEvaluator):
         rubric: Rubric,
         access: ModelAccess,
         kb: KnowledgeBase | None,
+        settings: dict[str, Any] | None = None,
         jury: list[tuple[Juror, ModelAccess]] | None = None,
     ) -> None:
-        from clinjudge.graphs.rubric import JurorSeat, RubricContext, build_graph
+        """``settings``: the ``--option rubric.KEY=VALUE`` given (:data:`OPTIONS`), checked;
+        ``jury``: each juror with its model access (``--jury``).
 
-        super().__init__(access, {})
+        Raises:
+            ConfigError: ``offline_facts`` on with a jury (:data:`JURY_FACTS`).
+        """
+        from clinjudge.graphs.rubric import BATCH, JurorSeat, RubricContext, build_graph
+
+        given = dict(settings or {})
+        super().__init__(access, given)
         self.name = name
         self.rubric = rubric
         self.needs_source = "transcript" in rubric.reads
@@ -61,7 +82,13 @@ class RubricEvaluator(BaseEvaluator):
         prompt = access.prompts[0] if access.caller else None
         self.jury = list(jury or [])
         seats = [JurorSeat(j.name, a.caller, a.prompts[0]) for j, a in self.jury if a.caller]
-        self._context = RubricContext(rubric, kb, access.caller, prompt, jury=seats)
+        if self.jury and given.get("offline_facts"):
+            raise ConfigError(JURY_FACTS)
+        offline_facts = given.get("offline_facts", access.caller is None and not self.jury)
+        batch = given.get("batch_size", BATCH)
+        self._context = RubricContext(
+            rubric, kb, access.caller, prompt, batch, offline_facts, jury=seats
+        )
 
     def identity(self) -> dict[str, Any]:
         from clinjudge.evaluators.base import model_identity
@@ -161,6 +188,8 @@ class RubricEvaluator(BaseEvaluator):
         from clinjudge.rubric.replies import grades_schema, prompt_variables
 
         criteria = [Criterion.model_validate(c) for c in self.criteria_of(item)]
+        if self._context.offline_facts:
+            criteria = [c for c in criteria if not c.fact]
         size = self._context.batch
         batches = [criteria[lo : lo + size] for lo in range(0, len(criteria), size)]
         prompts = [
@@ -225,9 +254,12 @@ def build(options: BuildOptions) -> RubricEvaluator:
     from clinjudge.llm_settings import parse_jury
     from clinjudge.rubric.loading import load_rubric
 
-    given = check_options("rubric", options.options, ("file",))
+    given = check_options("rubric", options.options, ("file", *OPTIONS))
     if not given.get("file"):
         raise ConfigError("judge 'rubric' needs a rubric file: --judges rubric:FILE")
+    settings = rubric_settings(given)
+    if options.jury and settings.get("offline_facts"):
+        raise ConfigError(JURY_FACTS)
     rubric = load_rubric(str(given["file"]))
     prompt_name = f"rubric.grade_{rubric.mode}"
     opened = {
@@ -244,14 +276,39 @@ def build(options: BuildOptions) -> RubricEvaluator:
         for _, seat in jury:
             _own_prompt(rubric, seat, prompt_name)
         provenance = {"package_version": jury[0][1].provenance["package_version"], "backend": "llm"}
-        return RubricEvaluator(name, rubric, ModelAccess("llm", provenance), None, jury)
+        return RubricEvaluator(
+            name, rubric, ModelAccess("llm", provenance), None, settings, jury=jury
+        )
     access = open_backend(options.backend, chat_model=options.chat_model, **opened)
     _own_prompt(rubric, access, prompt_name)
     kb = None
-    if access.caller is None:
+    if settings.get("offline_facts", access.caller is None):
         kb = options.knowledge or KnowledgeBase.default()
         access.provenance["knowledge"] = knowledge_provenance(kb)
-    return RubricEvaluator(name, rubric, access, kb)
+    return RubricEvaluator(name, rubric, access, kb, settings)
+
+
+def rubric_settings(given: dict[str, Any]) -> dict[str, Any]:
+    """The rubric judge's own ``--option`` settings (:data:`OPTIONS`), checked.
+
+    Raises:
+        ConfigError: a batch size that is not a whole number ≥ 1, an offline_facts that is not
+            on or off.
+    """
+    out: dict[str, Any] = {}
+    if "batch_size" in given:
+        size = given["batch_size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ConfigError(f"rubric.batch_size must be a whole number ≥ 1, got {size!r}")
+        out["batch_size"] = size
+    if "offline_facts" in given:
+        value = str(given["offline_facts"]).strip().lower()
+        if value not in SWITCH:
+            raise ConfigError(
+                f"rubric.offline_facts must be on or off, got {given['offline_facts']!r}"
+            )
+        out["offline_facts"] = SWITCH[value]
+    return out
 
 
 def _own_prompt(rubric: Rubric, access: ModelAccess, prompt_name: str) -> None:

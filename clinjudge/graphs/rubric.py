@@ -6,13 +6,16 @@
 
 ``prepare`` counts the transcript's turns (a cited turn outside them is dropped).
 ``grade_offline`` grades fact criteria by the omission judge's reading and records every other
-criterion "needs a model" (:func:`clinjudge.rubric.offline.grade_offline`). ``grade_llm`` sends
-the criteria in batches of :attr:`RubricContext.batch`, all batches of an item sharing one
-prompt prefix (instructions, the visit with numbered turns, the note) and in flight together;
+criterion "needs a model" (:func:`clinjudge.rubric.offline.grade_offline`; with
+``offline_facts`` off, every criterion). ``grade_llm`` grades the fact criteria by that reading
+when ``offline_facts`` is on, and sends the others in batches of :attr:`RubricContext.batch`,
+all batches of an item sharing one prompt prefix (instructions, the visit with numbered turns,
+the note) and in flight together;
 criteria a reply leaves out are asked again once in one call, then recorded as parse failures;
 a call that fails records its criteria as errors (:mod:`clinjudge.rubric.replies`).
-``grade_jury`` (``--jury``) has every juror grade every criterion as ``grade_llm`` does, the
-jurors in flight together; ``vote`` makes each criterion's verdict from theirs — majority, ties
+``grade_jury`` (``--jury``) has every juror grade every criterion as ``grade_llm`` does (batches
+of :attr:`RubricContext.batch`; ``offline_facts`` is off with a jury), the jurors in flight
+together; ``vote`` makes each criterion's verdict from theirs — majority, ties
 kept, or the mean level (:func:`clinjudge.rubric.jury.jury_grade`).
 ``aggregate`` scores the graded criteria (:func:`clinjudge.rubric.scoring.item_score`); a
 jury's failures are its jurors' (one per juror and criterion without a verdict).
@@ -33,7 +36,7 @@ from typing_extensions import TypedDict
 from clinjudge.knowledge.base import KnowledgeBase
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
-from clinjudge.rubric.grades import not_graded
+from clinjudge.rubric.grades import needs_model, not_graded
 from clinjudge.rubric.jury import juror_failures, jury_grade
 from clinjudge.rubric.model import Criterion, Rubric
 from clinjudge.rubric.offline import grade_offline as offline_grades
@@ -79,6 +82,11 @@ class RubricContext:
     caller: StructuredCaller | None = None
     prompt: Prompt | None = None
     batch: int = BATCH
+    #: Fact criteria graded by the knowledge reading (offline's default; on a model, the
+    #: model then grades only the rest); off: offline they need a model. Off with a jury
+    #: (every juror grades every criterion).
+    offline_facts: bool = True
+    #: The jurors (``--jury``), each grading in batches of :attr:`batch`.
     jury: list[JurorSeat] = field(default_factory=list)
 
 
@@ -94,10 +102,17 @@ def route(state: RubricState, runtime: Runtime[RubricContext]) -> str:
 
 
 def grade_offline(state: RubricState, runtime: Runtime[RubricContext]) -> dict[str, Any]:
-    kb = runtime.context.kb
-    assert kb is not None
     criteria = _criteria(state)
-    return {"grades": offline_grades(criteria, state["transcript"], state["note"], kb)}
+    if not runtime.context.offline_facts:
+        return {"grades": [needs_model(c) for c in criteria]}
+    return {"grades": _by_knowledge(state, runtime.context, criteria)}
+
+
+def _by_knowledge(
+    state: RubricState, ctx: RubricContext, criteria: list[Criterion]
+) -> list[dict[str, Any]]:
+    assert ctx.kb is not None
+    return offline_grades(criteria, state["transcript"], state["note"], ctx.kb)
 
 
 async def grade_llm(state: RubricState, runtime: Runtime[RubricContext]) -> dict[str, Any]:
@@ -129,11 +144,16 @@ async def _grade(
     """Every criterion of the item graded by one model: batches in flight together, the
     missing ones asked again once together, what is still missing a parse failure."""
     criteria = _criteria(state)
-    batches = [criteria[lo : lo + ctx.batch] for lo in range(0, len(criteria), ctx.batch)]
+    done: dict[str, dict[str, Any]] = {}
+    if ctx.offline_facts and any(c.fact for c in criteria):
+        facts = [c for c in criteria if c.fact]
+        done = {g["id"]: g for g in _by_knowledge(state, ctx, facts)}
+    asked = [c for c in criteria if c.id not in done]
+    batches = [asked[lo : lo + ctx.batch] for lo in range(0, len(asked), ctx.batch)]
     found = await asyncio.gather(
         *(_ask(state, ctx, caller, prompt, b, f"{state['id']}:{i}") for i, b in enumerate(batches))
     )
-    done = {g["id"]: g for part in found for g in part[0]}
+    done |= {g["id"]: g for part in found for g in part[0]}
     missing = [c for part in found for c in part[1]]
     if missing:  # asked again once, together; what is still missing is a parse failure
         again, still = await _ask(state, ctx, caller, prompt, missing, f"{state['id']}:again")

@@ -50,6 +50,12 @@ def mean_level(grades: Iterable[dict[str, Any]]) -> float | None:
     return sum(levels) / len(levels) if levels else None
 
 
+def scale_score(grades: Iterable[dict[str, Any]]) -> float | None:
+    """The mean of (level − 1) / (N − 1) over the graded criteria (module docstring)."""
+    unit = [(g["level"] - 1) / (g["top_level"] - 1) for g in graded(grades)]
+    return sum(unit) / len(unit) if unit else None
+
+
 def failed_critical(grade: dict[str, Any]) -> bool:
     """A graded critical criterion that went the wrong way (module docstring)."""
     if not grade.get("critical") or grade.get("status") != "graded":
@@ -63,9 +69,7 @@ def item_score(rubric: Rubric, grades: list[dict[str, Any]]) -> dict[str, Any]:
     """The row fields of one item's score: ``score``, ``raw_score``, ``mean_level`` (scale),
     ``gate_failed``, and the counts by status and by grader."""
     if rubric.mode == "scale":
-        mean = mean_level(grades)
-        unit = [(g["level"] - 1) / (g["top_level"] - 1) for g in graded(grades)]
-        raw = sum(unit) / len(unit) if unit else None
+        mean, raw = mean_level(grades), scale_score(grades)
     else:
         mean, raw = None, healthbench_score(grades)
     gate = [g["id"] for g in grades if failed_critical(g)]
