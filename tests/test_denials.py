@@ -22,6 +22,8 @@ VISIT = """[doctor] hi , how are you doing today ?
 [patient] honestly i think i was just constipated and that was causing the pain .
 [doctor] okay . do you have any other symptoms at this time , chest pain , fever ?
 [patient] uh , i have a little bit of nasal congestion , but that's from my allergies .
+[doctor] and the back ?
+[patient] i heard a pop when i moved and had to lie down an hour before the pain went away .
 [doctor] and which arm was it , are you right handed ?
 [patient] right handed .
 """
@@ -54,6 +56,11 @@ def test_one_item_of_a_denied_list_the_patient_stated_contradicts_the_list(setup
 def test_a_denied_list_the_visit_denies_item_by_item_stays_supported(setups):
     v = only(setups, "She denies thyroid problems or trouble breathing.")
     assert v.tier < 4, v.rationale
+
+
+def test_a_course_that_ends_in_resolved_is_no_denied_list(setups):
+    v = only(setups, "She heard a pop and lay down for an hour before her pain resolved.")
+    assert v.tier != 5, v.rationale
 
 
 def test_an_item_denied_only_above_a_degree_is_not_read_on_its_own():

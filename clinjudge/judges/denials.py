@@ -53,6 +53,13 @@ _SECTIONS = frozenset({"subjective", "objective"})
 #: A reply that only consents ("sure .", "okay"): the answer to "can I ask you about work?" or
 #: "I'm concerned it might be your lupus", never a yes to having a finding.
 _ASSENT = re.compile(r"^\W*(?:sure|okay|ok|alright|all\s+right|fine)\W*$", re.I)
+#: A denial's own words just before its list ("denies", "no history of", "without"), as
+#: against a negation that follows its words ("… before his pain resolved").
+_DENIAL_BEFORE = re.compile(
+    r"\b(?:den(?:y|ies|ied|ying)|no|not|never|nor|without|negative\s+for|free\s+of)\b"
+    r"(?:\W+\w+){0,3}\W*$|n['’]t(?:\W+\w+){0,3}\W*$",
+    re.I,
+)
 #: Where one item of a denied list ends and the next begins.
 #: Statuses of evidence that leave a denial contradicted when one of them is a yes.
 _AFFIRMING = frozenset({"answered yes", "patient says", "affirmed"})
@@ -173,6 +180,8 @@ def denied_items(claim_text: str, kb: KnowledgeBase) -> list[tuple[set[str], fro
     denied = denied_words(claim_text)
     items = []
     for a, b in negated_spans(claim_text):
+        if not _DENIAL_BEFORE.search(claim_text[max(0, a - 40) : a]):
+            continue  # "before his pain resolved": a course told, not a list denied
         for piece in _ITEM_BREAK.split(claim_text[a:b]):
             words = {t for t in content_tokens(piece) if t in denied}
             concepts = frozenset(
