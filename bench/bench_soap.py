@@ -47,7 +47,7 @@ class CountingChatModel(BaseChatModel):
     def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
         self.calls += 1
         text = "\n".join(str(m.content) for m in messages)
-        if "candidate_evidence" in text:
+        if "read_first" in text:  # a judge batch: its claims carry the turns to read first
             ids = dict.fromkeys(re.findall(r'"id":\s*"(c\d+)"', text))
             body = {
                 "verdicts": [
