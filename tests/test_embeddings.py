@@ -118,3 +118,28 @@ def test_torch_threads_sleep_while_they_wait_unless_told_otherwise(entry, given,
         check=True,
     )
     assert done.stdout.strip().splitlines()[-1] == expected
+
+
+def test_a_ray_worker_gives_torch_the_cpus_ray_allotted_it(monkeypatch) -> None:
+    """Issue 38: two Ray workers of one CPU each on a 2-core machine must not take both cores
+    each. Ray sets OMP_NUM_THREADS to a worker's num_cpus; the worker (a plain class that
+    ray_pool makes an actor) caps torch there, unless CLINJUDGE_TORCH_THREADS says otherwise.
+    A bare cap_torch_threads() would take the whole affinity (2 here)."""
+    import torch
+
+    from clinjudge.embeddings import TORCH_THREADS_ENV
+    from clinjudge.executors.ray_workers import JudgeWorker
+    from clinjudge.executors.spec import JudgeSpec
+
+    monkeypatch.delenv(TORCH_THREADS_ENV, raising=False)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1})
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("OMP_NUM_THREADS", "1")
+        JudgeWorker(JudgeSpec.of(["lexical"], backend="offline"))
+        assert torch.get_num_threads() == 1
+        monkeypatch.setenv(TORCH_THREADS_ENV, "2")
+        JudgeWorker(JudgeSpec.of(["lexical"], backend="offline"))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
