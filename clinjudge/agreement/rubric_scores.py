@@ -29,7 +29,7 @@ from clinjudge import __version__
 from clinjudge.agreement.labels import SYSTEM_SEP
 from clinjudge.agreement.rubric_labels import CriterionLabel, CriterionLabels, Key
 from clinjudge.agreement.rubric_runs import RubricJudge, RubricRun, words
-from clinjudge.agreement.scores import run_names
+from clinjudge.agreement.scores import run_names, run_provenance
 from clinjudge.errors import ConfigError
 from clinjudge.metrics.criterion_agreement import level_agreement, met_agreement, per_criterion
 from clinjudge.metrics.length_bias import length_bias
@@ -201,11 +201,7 @@ def rubric_agreement_report(
         texts = notes.get(str(run.path))
         run_entries.append(
             {
-                "name": name,
-                "path": str(run.path),
-                "manifest_sha256": run.manifest_sha256,
-                "package_version": run.manifest.get("version"),
-                "dataset": (run.manifest.get("command") or {}).get("dataset"),
+                **run_provenance(name, run),
                 "items": len(run.items),
                 "note_lengths": texts is not None,
                 "judges": {

@@ -44,6 +44,18 @@ def run_names(runs: Sequence[Run]) -> list[str]:
     return names
 
 
+def run_provenance(name: str, run: Any) -> dict[str, Any]:
+    """What ``agreement.json`` records of every run, SOAP or rubric: its name, path, manifest
+    hash, package version and dataset."""
+    return {
+        "name": name,
+        "path": str(run.path),
+        "manifest_sha256": run.manifest_sha256,
+        "package_version": run.manifest.get("version"),
+        "dataset": (run.manifest.get("command") or {}).get("dataset"),
+    }
+
+
 def score_judge(
     claims: Mapping[str, list[JudgedClaim]],
     notes: LabelledNotes,
@@ -94,11 +106,7 @@ def agreement_report(
         matched = match_notes(run, notes.units, system, label_paths)
         run_entries.append(
             {
-                "name": name,
-                "path": str(run.path),
-                "manifest_sha256": run.manifest_sha256,
-                "package_version": run.manifest.get("version"),
-                "dataset": (run.manifest.get("command") or {}).get("dataset"),
+                **run_provenance(name, run),
                 "notes": len(run.items),
                 "matched_notes": len(matched),
                 "unlabelled_notes": [i for i in run.items if i not in matched],
