@@ -52,7 +52,7 @@ def stopped_since(analysis, facts: TranscriptFacts, kb: KnowledgeBase) -> str | 
         last = units[said[-1][0]].text
         if _STOPPED.search(last) and any(x.negated is False for _, x in said[:-1]):
             return (
-                f"the note has {m.surface} go on, but the visit's last word on it says it "
-                f"stopped: '{clip_quote(last)}'"
+                f"the note has '{m.surface}' still going on, but the visit's last word on it "
+                f"says it stopped: '{clip_quote(last)}'"
             )
     return None
