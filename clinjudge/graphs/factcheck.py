@@ -52,7 +52,7 @@ class FactcheckState(TypedDict, total=False):
     claims: list[dict]
     decomposition: dict
     found: Annotated[list[dict], operator.add]
-    pool: list[dict] | None
+    evidence_pool: list[dict] | None
     checks: Annotated[list[dict], operator.add]
     started: float
     result: dict
@@ -182,9 +182,9 @@ def pool(state: FactcheckState, runtime: Runtime[FactcheckContext]) -> dict[str,
     """Every claim's evidence is in: with ``evidence=pooled``, the answer's passages as one
     block (:func:`~clinjudge.factcheck.evidence.pool_evidence`, claims in order)."""
     if runtime.context.setup.evidence != "pooled":
-        return {"pool": None}
+        return {"evidence_pool": None}
     own = [[Passage.model_validate(p) for p in f["own"]] for f in _in_claim_order(state)]
-    return {"pool": [p.model_dump() for p in pool_evidence(own)]}
+    return {"evidence_pool": [p.model_dump() for p in pool_evidence(own)]}
 
 
 def route_pool(state: FactcheckState) -> list[Send] | str:
@@ -192,7 +192,7 @@ def route_pool(state: FactcheckState) -> list[Send] | str:
     found = _in_claim_order(state)
     if not found:
         return "aggregate"
-    block, question = state.get("pool"), state.get("question")
+    block, question = state.get("evidence_pool"), state.get("question")
     return [
         Send("rate", {**f, "read": f["own"] if block is None else block, "question": question})
         for f in found
