@@ -35,9 +35,10 @@ a sealed encounter is refused) instead of the first aci-demo notes, one system a
 other: what several systems' notes of one visit share (the omission judge's facts, the
 transcript). ``arena``: the pairwise judge over every pair of those systems, both orders, the
 pairs one after the other (as ``arena --backend local`` runs them); its "note" is a pair. The
-stub answers the omission judge's coverage, the arena's comparison and the fact-checker's
-decomposition as those prompts ask (every fact's id, every criterion, the answer's sentences
-with their quotes), so the calls counted are the calls a note costs.
+stub answers the omission judge's facts and coverage, the arena's comparison and the
+fact-checker's decomposition and queries as those prompts ask (27 facts, the median of the open
+omission labels, and a status for each; every criterion; the answer's sentences with their
+quotes; queries from the claim's own words), so the calls counted are the calls a note costs.
 
 ``--llama-cpp``: the stub refuses ``json_schema`` as llama-cpp-python's server does, so the
 schema goes as a ``json_object`` response format and at the end of the prompt.
@@ -266,6 +267,8 @@ def encounter_items(encounter: str, systems: list[str]) -> list[Any]:
         raise SystemExit(f"{encounter} is sealed: pick an open encounter (e.g. D2N168)")
     found: dict[str, Item] = {}
     for line in NOTES.read_text(encoding="utf-8").splitlines():
+        if f'"encounter": "{encounter}"' not in line:
+            continue  # another encounter's row is never parsed
         row = json.loads(line)
         if row["encounter"] == encounter and row["system"] in systems:
             meta = {"encounter": encounter, "system": row["system"]}
