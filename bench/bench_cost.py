@@ -29,6 +29,17 @@ replies' shapes, not a model's words (the local-model bench is ``--local``).
     .venv/bin/python bench/bench_cost.py --before /tmp/before [--notes 3]
         [--judges inference-aware,inference-aware:claim,...] [--llama-cpp]
 
+``--encounter D2N168``: the judges read the notes of ``--systems`` (default reference, gpt4,
+bart) for that one ACI-Bench encounter (``../shared/data/aci-bench/claim-labels/notes.jsonl``;
+a sealed encounter is refused) instead of the first aci-demo notes, one system after the
+other: what several systems' notes of one visit share (the omission judge's facts, the
+transcript). ``arena``: the pairwise judge over every pair of those systems, both orders, the
+pairs one after the other (as ``arena --backend local`` runs them); its "note" is a pair. The
+stub answers the omission judge's facts and coverage, the arena's comparison and the
+fact-checker's decomposition and queries as those prompts ask (27 facts, the median of the open
+omission labels, and a status for each; every criterion; the answer's sentences with their
+quotes; queries from the claim's own words), so the calls counted are the calls a note costs.
+
 ``--llama-cpp``: the stub refuses ``json_schema`` as llama-cpp-python's server does, so the
 schema goes as a ``json_object`` response format and at the end of the prompt.
 
@@ -69,11 +80,23 @@ JUDGES: dict[str, tuple[str, dict[str, Any]]] = {
     "lexical:claim-shared": ("lexical", {"protocol": "claim-shared"}),
     "cef": ("cef", {}),
     "factcheck": ("factcheck", {}),
+    "factcheck:pooled": ("factcheck", {"evidence": "pooled"}),
     "omission": ("omission", {}),
+    "omission:note_first": ("omission", {"layout": "note_first"}),
+    "arena": ("pairwise", {}),
 }
+NOTES = HERE.parents[1] / "shared" / "data" / "aci-bench" / "claim-labels" / "notes.jsonl"
+#: Never opened, printed or read (the sealed part of ACI-Bench test3; claim_labels/sealed.json).
+SEALED = frozenset(
+    {"D2N172", "D2N175", "D2N177", "D2N189", "D2N190", "D2N195", "D2N197", "D2N204", "D2N207"}
+)
 #: (name, $/M input, $/M cached input, $/M output)
 PRICES = (("gpt-4o-mini", 0.15, 0.075, 0.60), ("gpt-4o", 2.50, 1.25, 10.00))
 CACHE_MIN, CACHE_STEP = 1024, 128
+#: The systems whose notes of one encounter ``--encounter`` reads (and the arena pairs).
+SYSTEMS = ("reference", "gpt4", "bart")
+#: The encounter the arena reads when ``--encounter`` is not given.
+ARENA_ENCOUNTER = "D2N168"
 #: Fields a prompt asks of a flagged claim only; fields the old prompts asked of every claim.
 FLAG_ONLY = {"reason", "turns", "severity", "harm_category"}
 WORDS = "the patient reports mild pain in the right knee since last week after a fall".split()  # noqa: SIM905, E501
@@ -157,7 +180,8 @@ def claim_texts(prompt: str) -> dict[str, str]:
                 claim = json.loads(line)
             except ValueError:
                 continue
-            found[claim["id"]] = claim.get("text", "")
+            if isinstance(claim, dict) and "id" in claim:
+                found[claim["id"]] = claim.get("text", "")
     if not found:  # the old layout: an indented JSON list
         try:
             for claim in json.loads(tail.split("</claims>", 1)[0]):
@@ -165,6 +189,53 @@ def claim_texts(prompt: str) -> dict[str, str]:
         except (ValueError, TypeError, KeyError):
             pass
     return found
+
+
+def shaped_reply(schema: dict[str, Any], prompt: str, name: str = "") -> dict[str, Any] | None:
+    """The reply a model asked by the omission, arena or decomposition prompts gives (module
+    docstring) for the schema titled (or named in the request) ``name``; ``None`` for others."""
+    import re
+
+    title = schema.get("title") or name
+    if title == "CoverageReply":  # a status for every fact id the prompt lists
+        ids = re.findall(r"^(f\d+): ", prompt, flags=re.M)
+        statuses = ("covered", "omitted", "contradicted", "covered")
+        return {
+            "facts": [
+                {"id": i, "status": statuses[k % 4], "quote": "" if k % 4 == 1 else text_of(6)}
+                for k, i in enumerate(dict.fromkeys(ids))
+            ]
+        }
+    if title == "FactsReply":  # 27 facts: the median of the open omission labels (19-41)
+        kinds = ("symptom", "medication", "history", "exam finding", "diagnosis", "plan")
+        return {
+            "facts": [
+                {
+                    "fact": text_of(8),
+                    "category": kinds[k % len(kinds)],
+                    "importance": "critical" if k % 5 == 0 else "routine",
+                    "quote": text_of(6),
+                }
+                for k in range(27)
+            ]
+        }
+    if title == "PairReply":  # a winner and a reason for every criterion the prompt lists
+        names = re.findall(r'"criterion": "([a-z]+)"', prompt)
+        winner = {"criterion": "", "winner": "1", "reason": text_of(16)}
+        return {
+            "criteria": [{**winner, "criterion": c} for c in dict.fromkeys(names)],
+            "overall": {"winner": "1", "reason": text_of(16)},
+        }
+    if title == "Decomposition":  # the answer's sentences, each quoted
+        answer = prompt.rsplit("## Answer", 1)[-1].split("<<<", 1)[-1].split(">>>", 1)[0]
+        sentences = [x.strip() for x in re.split(r"(?<=[.!?])\s+|\n+", answer) if x.strip()]
+        label = {True: "relevant", False: "meta"}  # a heading ("CC:") is no claim
+        claims = [{"text": x, "quote": x, "label": label[len(x.split()) > 2]} for x in sentences]
+        return {"claims": claims}
+    if title == "SearchQueries":  # the claim's words: its own evidence
+        claim = prompt.rsplit("## Claim", 1)[-1].split("<<<", 1)[-1].split(">>>", 1)[0].split()
+        return {"queries": [" ".join(claim[:8]), " ".join(claim[-6:])]}
+    return None
 
 
 def prompt_text(body: dict[str, Any]) -> str:
@@ -182,14 +253,51 @@ def common_prefix(a: str, b: str) -> int:
 # ------------------------------------------------------------------ one checkout, one judge
 
 
-def measure(label: str, notes: int, llama_cpp: bool, gguf: Path | None) -> dict[str, Any]:
-    """Run one judge over the first ``notes`` aci-demo notes against the stub; the calls."""
+def encounter_items(encounter: str, systems: list[str]) -> list[Any]:
+    """The notes of ``systems`` for one open ACI-Bench encounter (module docstring), as items
+    ``<encounter>/<system>`` in the order of ``systems``.
+
+    Raises:
+        SystemExit: a sealed encounter, or a system without a note for it.
+    """
+    from clinjudge.datasets.items import Item
+
+    sealed = SEALED | set(json.loads((HERE / "claim_labels" / "sealed.json").read_text())["sealed"])
+    if encounter in sealed:
+        raise SystemExit(f"{encounter} is sealed: pick an open encounter (e.g. D2N168)")
+    found: dict[str, Item] = {}
+    for line in NOTES.read_text(encoding="utf-8").splitlines():
+        if f'"encounter": "{encounter}"' not in line:
+            continue  # another encounter's row is never parsed
+        row = json.loads(line)
+        if row["encounter"] == encounter and row["system"] in systems:
+            meta = {"encounter": encounter, "system": row["system"]}
+            found[row["system"]] = Item(
+                id=row["id"], transcript=row["dialogue"], note=row["note"], meta=meta
+            )
+    if missing := [s for s in systems if s not in found]:
+        raise SystemExit(f"{encounter} has no note of {', '.join(missing)}")
+    return [found[s] for s in systems]
+
+
+def measure(
+    label: str,
+    notes: int,
+    llama_cpp: bool,
+    gguf: Path | None,
+    encounter: str | None = None,
+    systems: tuple[str, ...] = SYSTEMS,
+) -> dict[str, Any]:
+    """Run one judge over the first ``notes`` aci-demo notes (or the ``systems``' notes of one
+    ``encounter``; the arena: their pairs) against the stub, one after the other; the calls."""
     import tempfile
 
     from openai_stub import OpenAIStub, Reply, llama_cpp_server
 
+    from clinjudge.arena.pairing import arena_pairs
     from clinjudge.datasets import load_items
     from clinjudge.evaluators import BuildOptions, build_evaluator
+    from clinjudge.evaluators.pairwise import build_pairwise
     from clinjudge.llm import LLMSettings, ResponseCache
     from clinjudge.token_count import token_counter
 
@@ -202,28 +310,36 @@ def measure(label: str, notes: int, llama_cpp: bool, gguf: Path | None) -> dict[
         text = prompt_text(body)
         form = body.get("response_format") or {}
         schema = (form.get("json_schema") or {}).get("schema") or form.get("schema") or {}
-        reply = json.dumps(Filler(schema, text).obj(Filler(schema, text).resolve(schema)))
+        shaped = shaped_reply(schema, text, (form.get("json_schema") or {}).get("name", ""))
+        filler = Filler(schema, text)
+        reply = json.dumps(shaped if shaped is not None else filler.obj(filler.resolve(schema)))
         calls.append({"text": text, "reply": reply})
         note_of_call.append(current[0])
         return Reply(reply, counter.count(text), counter.count(reply))
 
     name, options = JUDGES[label]
-    items = load_items("aci-demo").items[:notes]
+    if encounter:
+        items = encounter_items(encounter, list(systems))
+    else:
+        items = load_items("aci-demo").items[:notes]
     claims = 0
     with OpenAIStub() as stub, tempfile.TemporaryDirectory() as tmp:
         stub.script(llama_cpp_server(answer) if llama_cpp else answer)
         settings = LLMSettings(
             model="bench-cost", base_url=stub.base_url, max_retries=0, max_concurrent_calls=1
         )
-        judge = build_evaluator(
-            name,
-            BuildOptions(
-                backend="llm",
-                settings=settings,
-                cache=ResponseCache(Path(tmp) / "cache.sqlite"),
-                options=options,
-            ),
+        build = BuildOptions(
+            backend="llm",
+            settings=settings,
+            cache=ResponseCache(Path(tmp) / "cache.sqlite"),
+            options=options,
         )
+        if name == "pairwise":  # the arena: every pair of the systems, both orders
+            judge = build_pairwise(build)
+            judge.use_texts({item.id: item.note for item in items})
+            items = arena_pairs(items, list(systems))
+        else:
+            judge = build_evaluator(name, build)
         for n, item in enumerate(items):
             current[0] = n
             row = asyncio.run(judge.evaluate(item))
@@ -276,6 +392,7 @@ def summarize(run: dict[str, Any], count) -> dict[str, Any]:
         "prompt/note": sum(c["tok"] for c in calls) / notes,
         "shared chars": sum(shared_c) / len(shared_c) if shared_c else 0.0,
         "shared tok": sum(shared_t) / len(shared_t) if shared_t else 0.0,
+        "new/note": new / notes,
         "new/claim": new / claims if claims else None,
         "new/claim after 1st": new_later / later_claims if later_claims > 0 else None,
         "completion/note": completion / notes,
@@ -290,7 +407,8 @@ def row_text(side: str, s: dict[str, Any]) -> str:
     money = " | ".join(f"${c:.4f}" for c in s["cost/note"])
     return (
         f"| {s['judge']} | {side} | {s['calls']} | {num(s['prompt/note'])} | "
-        f"{s['shared chars']:.0%} | {s['shared tok']:.0%} | {num(s['new/claim'])} | "
+        f"{s['shared chars']:.0%} | {s['shared tok']:.0%} | {num(s['new/note'])} | "
+        f"{num(s['new/claim'])} | "
         f"{num(s['new/claim after 1st'])} | {num(s['completion/note'])} | {money} |"
     )
 
@@ -388,13 +506,18 @@ def main() -> None:
     parser.add_argument("--llama-cpp", action="store_true")
     parser.add_argument("--local", action="store_true", help="the real local model")
     parser.add_argument("--protocols", default="claim", help="with --local")
+    parser.add_argument("--encounter", default=None, help="one open encounter, e.g. D2N168")
+    parser.add_argument("--systems", default=",".join(SYSTEMS), help="with --encounter, arena")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    systems = tuple(x.strip() for x in args.systems.split(",") if x.strip())
     if args.local:
         local_bench(args.before, args.protocols.split(","), args.gguf)
         return
     if args.one:
-        print(json.dumps(measure(args.one, args.notes, args.llama_cpp, args.gguf)))
+        encounter = args.encounter or (ARENA_ENCOUNTER if args.one == "arena" else None)
+        run = measure(args.one, args.notes, args.llama_cpp, args.gguf, encounter, systems)
+        print(json.dumps(run))
         return
     from clinjudge.token_count import token_counter
 
@@ -403,16 +526,18 @@ def main() -> None:
     sides = sides or [("now", HERE.parent)]
     print(
         "| judge | code | calls | prompt tok/note | shared (chars) | shared (tokens) | "
-        "new tok/claim | after 1st | completion tok/note | "
+        "new tok/note | new tok/claim | after 1st | completion tok/note | "
         + " | ".join(f"{p[0]} $/note" for p in PRICES)
         + " |"
     )
-    print("|---" * (10 + len(PRICES)) + "|")
+    print("|---" * (11 + len(PRICES)) + "|")
     method = ""
     for label in args.judges.split(","):
         for side, code in sides:
             command = [sys.executable, __file__, "--one", label, "--notes", str(args.notes)]
             command += ["--gguf", str(args.gguf)] + (["--llama-cpp"] if args.llama_cpp else [])
+            command += ["--systems", ",".join(systems)]
+            command += ["--encounter", args.encounter] if args.encounter else []
             env = {**os.environ, "PYTHONPATH": str(code)}
             done = subprocess.run(command, capture_output=True, text=True, env=env)
             if done.returncode != 0:
@@ -422,8 +547,12 @@ def main() -> None:
             run = json.loads(done.stdout.strip().splitlines()[-1])
             method = run["tokens"]
             print(row_text(side, summarize(run, count)), flush=True)
+    read = f"{args.notes} aci-demo notes"
+    if args.encounter:
+        read = f"the {', '.join(systems)} notes of {args.encounter}"
     print(
-        f"\ntokens: {method}; {args.notes} aci-demo notes; prices: "
+        f"\ntokens: {method}; {read} (arena: the pairs of "
+        f"{args.encounter or ARENA_ENCOUNTER}'s {', '.join(systems)} notes); prices: "
         + "; ".join(f"{n} ${i}/M in, ${c}/M cached, ${o}/M out" for n, i, c, o in PRICES)
     )
 

@@ -16,6 +16,10 @@ difficulty, role, score, support score, counts) for later analysis.
 
     .venv/bin/python bench/bench_factcheck.py [--split dev|heldout|all] [--limit N] [--data DIR]
 
+``--evidence pooled`` rates each claim against every passage retrieved for its answer
+(``--option factcheck.evidence=pooled``, :mod:`clinjudge.factcheck.evidence`) instead of its
+own passages (``per_claim``, the default).
+
 ``--count-calls`` instead runs the LLM backend against a local counting OpenAI-compatible stub
 (tests/openai_stub.py; it answers the schema with fixed JSON) to measure model calls per relevant
 claim — a count, not a quality number.
@@ -165,6 +169,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N rows of the split")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--save", type=Path, default=None, help="per-answer JSONL output")
+    parser.add_argument("--evidence", choices=("per_claim", "pooled"), default="per_claim")
     parser.add_argument("--count-calls", action="store_true")
     args = parser.parse_args()
     rows, bad = read_rows(args.data / "medhallu_pqa_labeled.jsonl")
@@ -176,7 +181,8 @@ def main() -> None:
     if args.count_calls:
         count_calls([rows[i] for i in indices], args.k)
         return
-    evaluator = build_evaluator("factcheck", BuildOptions(backend="offline", options={"k": args.k}))
+    options = {"k": args.k, "evidence": args.evidence}
+    evaluator = build_evaluator("factcheck", BuildOptions(backend="offline", options=options))
     asyncio.run(evaluator.evaluate(items_of(0, rows[0])[0]))  # warm-up: models and knowledge
     truth_rows, halluc_rows, seconds, levels = [], [], [], []
     save = args.save.open("w", encoding="utf-8") if args.save else None
@@ -199,7 +205,7 @@ def main() -> None:
     if save:
         save.close()
 
-    print(f"MedHallu, offline backend, k={args.k}, split {args.split}")
+    print(f"MedHallu, offline backend, k={args.k}, evidence {args.evidence}, split {args.split}")
     groups = {"dev": 0, "heldout": 1} if args.split == "all" else {}
     for name, parity in groups.items():
         keep = [j for j, i in enumerate(indices) if i % 2 == parity]

@@ -9,7 +9,10 @@ so both resume — a re-run judges only what is missing or failed:
    judge), rows in ``DIR/runs/<judge>.jsonl`` (on an LLM the judge reads the texts themselves,
    and this stage is empty);
 2. the pairs of systems per encounter (:func:`clinjudge.arena.pairing.arena_pairs`) by the
-   pairwise judge, rows in ``DIR/runs/pairwise.jsonl``.
+   pairwise judge, rows in ``DIR/runs/pairwise.jsonl``. ``concurrency`` items are judged at
+   once (the CLI gives 1 on a local model server: the pairs of one encounter, both orders, go
+   back to back, each call opening with the prompt's instructions, criteria and the visit, so
+   the server reuses that prefix from the call before).
 
 Then the standings (:func:`clinjudge.arena.standings.standings`: Elo with its initial rating,
 K, shuffled orders and bootstrap over encounters; Bradley–Terry; the win/tie/loss matrix;
@@ -65,6 +68,7 @@ async def run_arena(
     pairs_per_item: int | None = None,
     progress: Progress = no_progress,
     command: dict[str, Any] | None = None,
+    concurrency: int = 4,
 ) -> ArenaResult:
     """Judge the texts, then the pairs, resumably into ``out_dir``; write the report
     (module docstring). ``text_judges`` are the judges named in :data:`EVIDENCE_JUDGES`
@@ -79,12 +83,16 @@ async def run_arena(
         run_dir = RunDir(out_dir).open(
             RunDir.identity(dataset, judges), cutter=EVIDENCE_JUDGES[0], command=command
         )
-        texts = await run_judges(dataset.items, text_judges, run_dir, progress=progress)
+        texts = await run_judges(
+            dataset.items, text_judges, run_dir, progress=progress, concurrency=concurrency
+        )
         if texts:
             pairwise.use_evidence(text_evidence(texts, [i.id for i in dataset.items]))
         pairs = arena_pairs(dataset.items, systems, per_item=pairs_per_item, seed=settings.seed)
         started = time.perf_counter()
-        judged = await run_judges(pairs, {pairwise.name: pairwise}, run_dir, progress=progress)
+        judged = await run_judges(
+            pairs, {pairwise.name: pairwise}, run_dir, progress=progress, concurrency=concurrency
+        )
         pair_run = judged[pairwise.name]
         pair_seconds = time.perf_counter() - started
         meta = {p.id: p.meta for p in pairs}

@@ -24,7 +24,7 @@ GRAPHS = [
     ("clinjudge.graphs.soap_judge", "build_graph"),
     ("clinjudge.graphs.cef", "build_graph"),
     ("clinjudge.graphs.factcheck", "build_graph"),
-    ("clinjudge.graphs.factcheck", "build_claim_graph"),
+    ("clinjudge.graphs.factcheck", "build_evidence_graph"),
     ("clinjudge.graphs.numeric", "build_graph"),
     ("clinjudge.graphs.omission", "build_graph"),
     ("clinjudge.graphs.error_detection", "build_graph"),

@@ -127,8 +127,10 @@ def arena(
         warn_skipped(data)
         from clinjudge.arena.standings import RatingSettings
         from clinjudge.arena_run import run_arena
+        from clinjudge.cli.common import run_concurrency
 
         text_judges, pairwise = build_arena_judges(backend, prompt, option)
+        in_flight = run_concurrency({**text_judges, pairwise.name: pairwise}, 4)
         settings = RatingSettings(
             initial=initial, k=k, n_orders=orders, replicates=replicates, seed=seed
         )
@@ -144,6 +146,7 @@ def arena(
                     pairs_per_item=pairs_per_item,
                     progress=progress,
                     command=command,
+                    concurrency=in_flight,
                 )
             )
     print_leaderboard(result.report)

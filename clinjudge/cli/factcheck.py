@@ -54,6 +54,14 @@ def factcheck(
         typer.Option(help="Base URL of the search API (SearXNG: required, or SEARXNG_URL)."),
     ] = None,
     k: Annotated[int, typer.Option(help="Evidence passages per claim.", min=1)] = 5,
+    evidence: Annotated[
+        str,
+        typer.Option(
+            help="What each claim is rated against: per_claim (its own k passages, as SAFE "
+            "does) or pooled (every passage retrieved for the answer, one block a prompt-caching "
+            "server reads once).",
+        ),
+    ] = "per_claim",
     backend: Annotated[
         str,
         typer.Option(
@@ -87,7 +95,7 @@ def factcheck(
         from clinjudge.evaluators import BuildOptions, build_evaluator
         from clinjudge.llm import ResponseCache
 
-        options = {"search": search, "search_url": search_url, "k": k}
+        options = {"search": search, "search_url": search_url, "k": k, "evidence": evidence}
         options["corpus"] = str(corpus) if corpus is not None else None
         judge = build_evaluator(
             "factcheck",

@@ -3,7 +3,8 @@
 The answer is ``item.note``, the question ``item.meta["question"]`` (optional). A row's own
 corpus, ``item.meta["evidence"]`` (a list of strings or of ``{id, text, url}`` objects, or a JSON
 string of either), wins over the configured search backend for that row. ``options.options``:
-``corpus`` (JSONL path), ``search`` (backend name), ``search_url``, ``k`` (passages per claim).
+``corpus`` (JSONL path), ``search`` (backend name), ``search_url``, ``k`` (passages per claim),
+``evidence`` (``per_claim``, the default, or ``pooled``: :mod:`clinjudge.factcheck.evidence`).
 
 A row is the answer's :class:`~clinjudge.factcheck.models.AnswerResult` under the item's ``id``.
 ``score`` = 1 − unsupported rate (``None`` when no relevant claim was rated); the flagged spans are
@@ -40,7 +41,8 @@ class FactcheckEvaluator:
 
     def identity(self) -> dict[str, Any]:
         p = self.setup.provenance
-        return model_identity(p, search=p["search"], k=p["k"])
+        pooled = {"evidence": "pooled"} if p.get("evidence") == "pooled" else {}
+        return model_identity(p, search=p["search"], k=p["k"], **pooled)
 
     def provenance(self) -> dict[str, Any]:
         from clinjudge.grounding.backend import with_output_modes
@@ -177,7 +179,8 @@ def _result(row: dict[str, Any]) -> AnswerResult:
 def build(options: BuildOptions) -> FactcheckEvaluator:
     from clinjudge.factcheck.setup import DEFAULT_K, build_factcheck
 
-    opts = check_options("factcheck", options.options, ("corpus", "search", "search_url", "k"))
+    known = ("corpus", "search", "search_url", "k", "evidence")
+    opts = check_options("factcheck", options.options, known)
     k = opts.get("k") or DEFAULT_K
     setup = build_factcheck(
         options.backend,
@@ -192,5 +195,6 @@ def build(options: BuildOptions) -> FactcheckEvaluator:
         search_url=opts.get("search_url"),
         corpus=opts.get("corpus"),
         k=int(k),
+        evidence=str(opts.get("evidence", "per_claim")),
     )
     return FactcheckEvaluator(setup)

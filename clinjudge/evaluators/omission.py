@@ -6,8 +6,11 @@ An item's ``transcript`` is the visit, its ``note`` the note. The graph
 the transcript's knowledge concepts (:mod:`clinjudge.omissions.visit_facts`), on the LLM
 backend with the ``omission.visit_facts`` prompt — and marks each ``covered``,
 ``contradicted`` or ``omitted`` by the note (:mod:`clinjudge.omissions.coverage`, or the
-``omission.coverage`` prompt). Each fact is ``critical`` (red-flag symptom, allergy, abnormal
-result, medication change, return precaution) or ``routine``.
+``omission.coverage`` prompt: instructions, the visit's facts, then the note, so the calls
+for several systems' notes of one encounter share their prefix up to the note;
+``--option omission.layout=note_first`` asks the earlier layout, the note before the facts,
+prompt ``omission.coverage_note_first``). Each fact is ``critical`` (red-flag symptom,
+allergy, abnormal result, medication change, return precaution) or ``routine``.
 
 Summary, facts pooled over the items judged:
 
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
     from clinjudge.knowledge.base import KnowledgeBase
 
 PROMPTS = ("omission.visit_facts", "omission.coverage")
+#: ``--option omission.layout`` → the coverage prompt it asks.
+LAYOUTS = {"facts_first": "omission.coverage", "note_first": "omission.coverage_note_first"}
 #: (headline metric, numerator count, denominator count)
 RATES = (
     ("omission_rate", "n_omitted", "n_facts"),
@@ -133,18 +138,23 @@ def _by(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, int]]:
 
 @judge("omission", summary="what the note leaves out of the visit: omission and critical rates")
 def build(options: BuildOptions) -> OmissionEvaluator:
+    from clinjudge.errors import ConfigError
     from clinjudge.grounding.backend import knowledge_provenance, open_backend
     from clinjudge.knowledge.base import KnowledgeBase
 
-    check_options("omission", options.options, ())
+    opts = check_options("omission", options.options, ("layout",))
+    layout = str(opts.get("layout", "facts_first"))
+    if layout not in LAYOUTS:
+        raise ConfigError(f"unknown omission layout {layout!r}: use {' or '.join(LAYOUTS)}")
     access = open_backend(
         options.backend,
         judge="the omission judge",
         settings=options.settings,
         chat_model=options.chat_model,
         cache=options.cache,
-        prompt_names=PROMPTS,
+        prompt_names=(PROMPTS[0], LAYOUTS[layout]),
         prompt_overrides=options.prompt_overrides,
+        known_prompts=(*PROMPTS, LAYOUTS["note_first"]),
     )
     kb = None
     if access.caller is None:

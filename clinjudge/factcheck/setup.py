@@ -4,7 +4,9 @@ Backends (DESIGN "Two backends"): ``offline`` — sentence claims labelled by ru
 (:mod:`.decompose`), claim + key-concept queries (:mod:`.queries`), the prose-evidence support
 rule over the retrieved passages (:mod:`.rate`, :mod:`.support`); ``llm`` — the three
 ``factcheck.*`` prompts (:mod:`.llm`). ``auto`` picks ``llm`` when a model is configured. The
-search backend is independent of both.
+search backend is independent of both. ``evidence`` (:mod:`.evidence`): what each rating reads,
+the claim's own passages (``per_claim``, prompt ``factcheck.rate``) or the answer's pooled
+passages (``pooled``, prompt ``factcheck.rate_pooled``: the pool before the claim).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from langchain_core.language_models import BaseChatModel
 
 from clinjudge.errors import ConfigError
 from clinjudge.factcheck.decompose import decompose
+from clinjudge.factcheck.evidence import EVIDENCE_MODES
 from clinjudge.factcheck.llm import LLMDecomposer, LLMQueryWriter, LLMRater
 from clinjudge.factcheck.models import FactClaim
 from clinjudge.factcheck.queries import offline_queries
@@ -29,6 +32,8 @@ from clinjudge.search import SearchBackend, make_search
 from clinjudge.types import CallError, ParseFailure
 
 PROMPT_NAMES: tuple[str, ...] = ("factcheck.decompose", "factcheck.queries", "factcheck.rate")
+#: The rating prompt of each evidence mode.
+RATE_PROMPTS = {"per_claim": "factcheck.rate", "pooled": "factcheck.rate_pooled"}
 DEFAULT_K = 5
 
 
@@ -74,6 +79,7 @@ class FactcheckSetup:
     backend: str
     k: int = DEFAULT_K
     caller: StructuredCaller | None = None
+    evidence: str = "per_claim"
     prompts: list[Prompt] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
 
@@ -91,23 +97,30 @@ def build_factcheck(
     corpus: str | Path | None = None,
     search_backend: SearchBackend | None = None,
     k: int = DEFAULT_K,
+    evidence: str = "per_claim",
 ) -> FactcheckSetup:
     """A fact-checker on ``backend`` with the search backend ``search_backend`` or the one that
     ``search``/``search_url``/``corpus`` configure (:func:`clinjudge.search.make_search`).
 
     Raises:
-        ConfigError: unknown backend, llm without a model, unknown prompt or search, missing key.
+        ConfigError: unknown backend, llm without a model, unknown prompt or search, missing key,
+            an unknown evidence mode.
     """
     if k < 1:
         raise ConfigError(f"k must be at least 1, got {k}")
+    if evidence not in EVIDENCE_MODES:
+        raise ConfigError(
+            f"unknown factcheck evidence {evidence!r}: use {' or '.join(EVIDENCE_MODES)}"
+        )
     access = open_backend(
         backend,
         judge="the fact-checker",
         settings=settings,
         chat_model=chat_model,
         cache=cache,
-        prompt_names=PROMPT_NAMES,
+        prompt_names=(*PROMPT_NAMES[:2], RATE_PROMPTS[evidence]),
         prompt_overrides=prompt_overrides,
+        known_prompts=(*PROMPT_NAMES, RATE_PROMPTS["pooled"]),
     )
     kb = knowledge or KnowledgeBase.default()
     engine = search_backend or make_search(
@@ -117,6 +130,7 @@ def build_factcheck(
         **access.provenance,
         "search": engine.describe(),
         "k": k,
+        "evidence": evidence,
         "knowledge": {"digest": kb.digest},
     }
     if access.caller is None:
@@ -127,6 +141,7 @@ def build_factcheck(
             engine,
             "offline",
             k,
+            evidence=evidence,
             provenance={**provenance, "rater": "prose-evidence support rule (factcheck.support)"},
         )
     caller = access.caller
@@ -139,6 +154,7 @@ def build_factcheck(
         "llm",
         k,
         caller,
+        evidence,
         access.prompts,
         provenance,
     )
