@@ -13,10 +13,13 @@ one request in flight and a 30-minute timeout unless the user set others.
 A run's calls reach the server at their floor (issue 38): the notes of a run are judged one
 after the other (:func:`clinjudge.cli.common.run_concurrency`) and every call of a note opens
 with the same transcript and note, so the server reuses the previous request's prefix (its
-log says "prefix-match hit"); its prompt cache (``--cache``, :data:`PROMPT_CACHE_BYTES` of
-RAM) also keeps the states of earlier prompts, for a judge whose calls of two notes alternate.
-It runs on :func:`default_threads` threads -- the cores this process may use -- unless
-``--threads`` (``CLINJUDGE_THREADS``) says otherwise.
+log says "prefix-match hit"). Its RAM prompt cache (``--cache``, states of earlier prompts) stays
+off: in llama-cpp-python 0.3.36 each state it saved stayed in memory past the cache's size, so
+the server grew by about 230 MB a request (12 requests: 2.2 → 5.0 GB with a 1 GiB cache, 2.2 →
+2.3 GB without; a CEF run of 110 requests reached 18.6 GB on this 24 GB machine, 2026-12-04),
+and the previous request's prefix, which it would add to, is reused without it. It runs on
+:func:`default_threads` threads -- the cores this process may use -- unless ``--threads``
+(``CLINJUDGE_THREADS``) says otherwise.
 """
 
 from __future__ import annotations
@@ -47,8 +50,6 @@ DEFAULT_N_CTX = 16384
 LOCAL_TIMEOUT = 1800.0
 READY_SECONDS = 180.0
 EXTRA_HINT = "pip install -e '.[local]' (llama-cpp-python builds from source, ~6-16 min)"
-#: RAM the server's prompt cache may hold (states of earlier prompts, reused by prefix).
-PROMPT_CACHE_BYTES = 1 << 30
 
 #: The server's threads unless ``--threads``: every core this process may use.
 default_threads = available_cores
@@ -174,7 +175,7 @@ def server_command(
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
         "--use_mlock", "False",
-        "--cache", "True", "--cache_type", "ram", "--cache_size", str(PROMPT_CACHE_BYTES),
+        "--cache", "False",  # its RAM cache grows without bound (module docstring)
         # no logits kept for every prompt token (the server's default keeps n_ctx × vocab
         # floats: gigabytes for a 16k context); clinjudge asks for no logprobs
         "--logits_all", "False",

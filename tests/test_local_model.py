@@ -61,15 +61,17 @@ def test_the_server_listens_on_loopback_only(fake_gguf: Path) -> None:
     assert command[command.index("--n_ctx") + 1] == "4096"
 
 
-def test_the_server_keeps_prompts_and_runs_on_the_cores_it_may_use(
+def test_the_server_keeps_no_ram_cache_and_runs_on_the_cores_it_may_use(
     fake_gguf: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 38: the prompt cache is on, and the threads are the process's cores unless
-    ``--threads`` / ``CLINJUDGE_THREADS`` says otherwise."""
+    """Issue 38: the RAM prompt cache is off (it grew the server by ~230 MB a request, past its
+    size), and the threads are the process's cores unless ``--threads`` / ``CLINJUDGE_THREADS``
+    says otherwise."""
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 3, 5})
     assert default_threads() == 3
     command = server_command(fake_gguf, "tiny@abc", 8123)
-    assert command[command.index("--cache") + 1] == "True"
+    assert command[command.index("--cache") + 1] == "False"
+    assert "--cache_size" not in command
     assert command[command.index("--n_threads") + 1] == "3"
     assert command[command.index("--n_threads_batch") + 1] == "3"
     assert server_command(fake_gguf, "t", 1, threads=1)[command.index("--n_threads") + 1] == "1"
