@@ -131,6 +131,8 @@ class Filler:
 
     def obj(self, node: dict[str, Any], i: int = 0) -> dict[str, Any]:
         properties = node.get("properties", {})
+        if node is self.root and (cef := cef_reply(properties, self.prompt)) is not None:
+            return cef
         out: dict[str, Any] = {}
         key = ""
         if "claim_id" in properties:
@@ -146,6 +148,26 @@ class Filler:
         return out
 
 
+def cef_reply(properties: dict[str, Any], prompt: str) -> dict[str, Any] | None:
+    """CEF's replies as a model asked by its prompts gives them (else CEF stops after its two
+    generations): the ``n`` questions asked for, each labelled YES with a quote copied from the
+    text; an answer for every question id asked, cycling YES, NO, IDK (so a third of each
+    side's questions pass its self-check and are cross-examined). ``None``: not a CEF reply."""
+    import re
+
+    if set(properties) == {"questions"} and (wanted := re.search(r"Write (\d+) questions", prompt)):
+        words = prompt.split("<<<", 1)[-1].split(">>>", 1)[0].split()
+        quotes = [" ".join(words[8 * k : 8 * k + 8]) for k in range(int(wanted.group(1)))]
+        items = [{"question": text_of(12), "answer": "YES", "quote": q} for q in quotes]
+        return {"questions": items}
+    if set(properties) == {"answers"}:
+        asked = prompt.rsplit("<<<", 1)[-1]
+        ids = dict.fromkeys(re.findall(r'"id":\s*"([ds]\d+)",\s*"question"', asked))
+        cycle = ("YES", "NO", "IDK")
+        return {"answers": [{"id": q, "answer": cycle[k % 3]} for k, q in enumerate(ids)]}
+    return None
+
+
 def claim_texts(prompt: str) -> dict[str, str]:
     """Claim id → text of the claims in a batch prompt."""
     found: dict[str, str] = {}
@@ -157,7 +179,8 @@ def claim_texts(prompt: str) -> dict[str, str]:
                 claim = json.loads(line)
             except ValueError:
                 continue
-            found[claim["id"]] = claim.get("text", "")
+            if isinstance(claim, dict) and "id" in claim:  # not a reply's example line
+                found[claim["id"]] = claim.get("text", "")
     if not found:  # the old layout: an indented JSON list
         try:
             for claim in json.loads(tail.split("</claims>", 1)[0]):
