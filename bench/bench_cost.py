@@ -68,6 +68,7 @@ JUDGES: dict[str, tuple[str, dict[str, Any]]] = {
     "lexical:claim": ("lexical", {"protocol": "claim"}),
     "lexical:claim-shared": ("lexical", {"protocol": "claim-shared"}),
     "cef": ("cef", {}),
+    "cef:focused": ("cef", {"layout": "focused"}),
     "factcheck": ("factcheck", {}),
     "omission": ("omission", {}),
 }
