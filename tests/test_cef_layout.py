@@ -109,3 +109,21 @@ def test_shared_layout_reply_shapes_stay_small(openai_stub):
     schema = answer_calls[0]["response_format"]["json_schema"]["schema"]
     item = schema["$defs"]["AnswerItem"]["properties"]
     assert set(item) == {"id", "answer"} and item["answer"]["enum"] == ["YES", "NO", "IDK"]
+
+
+@pytest.mark.parametrize(("backend", "layout"), [("local", "focused"), ("llm", "shared")])
+def test_default_layout_is_focused_on_the_local_backend_only(backend, layout):
+    """On the local 1.5B model the shared layout let the source answer for the summary
+    (:func:`clinjudge.cef.llm_backend.default_layout`); an explicit layout wins."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from clinjudge.cef.factory import build_cef
+
+    model = FakeListChatModel(responses=["{}"])
+    setup = build_cef(backend, chat_model=model)
+    assert setup.provenance["layout"] == layout and setup.backend.layout == layout
+    names = {p.name for p in setup.prompts}
+    assert names == ({"cef.generate_questions", "cef.answer_questions"} if layout == "focused"
+                     else {"cef.shared_generate", "cef.shared_answer"})  # fmt: skip
+    other = "shared" if layout == "focused" else "focused"
+    assert build_cef(backend, chat_model=model, layout=other).provenance["layout"] == other

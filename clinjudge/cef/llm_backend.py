@@ -2,13 +2,15 @@
 batch of questions from one text (SPEC §2), all through :class:`~clinjudge.llm.StructuredCaller`.
 
 Two prompt layouts (:data:`LAYOUTS`, issue 38):
-- ``shared`` (default): every call about one item opens with the same bytes -- one instruction
-  block for both tasks (writing questions, answering them) and both replies' shapes, then text A
-  (the source) and text B (the generated text) -- and ends with what differs: the task, the text
-  it names ("from text B alone"), the n or the questions. A server that keeps the previous
-  request's prefix (llama.cpp) or caches prefixes (vLLM, Ollama, hosted APIs) reads the two
-  texts once an item. The other text is in view when answering: the prompt says a fact only
-  the other text states is IDK (SPEC §2: an answer comes from one text alone);
+- ``shared`` (the default but on ``--backend local``): every call about one item opens with
+  the same bytes -- one instruction block for both tasks (writing questions, answering them)
+  and both replies' shapes, then text A (the source) and text B (the generated text) -- and
+  ends with what differs: the task, the text it names ("from text B alone"), the n or the
+  questions. A server that keeps the previous request's prefix (llama.cpp) or caches prefixes
+  (vLLM, Ollama, hosted APIs) reads the two texts once an item. The other text is in view when
+  answering: the prompt says a fact only the other text states is IDK (SPEC §2: an answer
+  comes from one text alone), but a small model does not always keep to it
+  (:func:`default_layout`);
 - ``focused``: each call shows only the text it is about (``cef.generate_questions``,
   ``cef.answer_questions``), the prompts of before issue 38, byte for byte.
 
@@ -159,6 +161,17 @@ class LLMCef:
             else:
                 records.append(AnswerRecord(id=q.id, answer=answer, detail=raw[:200]))
         return records
+
+
+def default_layout(backend: str | None) -> str:
+    """The layout when none is asked for: ``focused`` on ``--backend local``, else ``shared``.
+
+    On the local Qwen2.5-Coder-1.5B (``bench/bench_cef.py --model-answers``, the first 16
+    MTS-Dialog summaries) the shared layout answered from the summary source questions whose
+    fact only the dialogue states: of the source questions the focused layout found omitted
+    (IDK), the shared one answered most YES -- the omission CEF's coverage measures was lost.
+    """
+    return "focused" if backend == "local" else DEFAULT_LAYOUT
 
 
 def _asked(questions: list[CefQuestion], layout: str) -> str:
