@@ -168,8 +168,9 @@ def default_layout(backend: str | None) -> str:
 
     On the local Qwen2.5-Coder-1.5B (``bench/bench_cef.py --model-answers``, the first 16
     MTS-Dialog summaries) the shared layout answered from the summary source questions whose
-    fact only the dialogue states: of the source questions the focused layout found omitted
-    (IDK), the shared one answered most YES -- the omission CEF's coverage measures was lost.
+    fact only the dialogue states: of the 4 source questions the focused layout found omitted
+    (IDK), the shared one answered 3 YES -- the omissions CEF's coverage measures were lost
+    (docs/benchmarks.md, "CEF's prompt layouts").
     """
     return "focused" if backend == "local" else DEFAULT_LAYOUT
 
