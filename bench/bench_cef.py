@@ -13,6 +13,12 @@ benchmark, never in product code): model calls per item against 4 + ⌈(N + N')/
 ``--model-answers``: the same with a hybrid answerer (issue 23): the offline questions, answered
 YES / NO / IDK by the configured model (``CLINJUDGE_MODEL`` at ``OPENAI_BASE_URL``, e.g. a local
 GGUF model served by ``clinjudge serve``) instead of the offline verifier; replies are cached.
+``--layout shared|focused``: the prompts the model answers with (issue 38: ``shared`` shows both
+texts in every call and names the one to answer from; ``focused`` shows that one only);
+``--out FILE`` writes each item's result (JSON lines); ``--compare BEFORE.jsonl AFTER.jsonl``
+prints the cross answers that changed between two such files and the leakage candidates:
+source questions answered IDK from the summary in BEFORE but YES in AFTER (a fact the generated
+text lacks, read from the source that AFTER's prompt also showed).
 
 ``--split``: the agreement numbers on all summaries, or on the summaries of every other dialogue
 (``even``: dialogues 1st, 3rd, 5th, … in ``dialogue_id`` order — the tuning half; ``odd``: the
@@ -20,7 +26,8 @@ others — held out), or ``each`` (all three). The ids of the 25 dialogues are m
 the halves go by the dialogue's rank (``dialogue_id // 4`` here), never by the id's own parity.
 
     .venv/bin/python bench/bench_cef.py [--data human_scored_summaries.jsonl] [--limit N] [--n 10]
-        [--split all|even|odd|each] [--no-llm] [--model-answers]
+        [--split all|even|odd|each] [--no-llm] [--model-answers [--layout focused] [--out F]]
+    .venv/bin/python bench/bench_cef.py --compare focused.jsonl shared.jsonl
 """
 
 from __future__ import annotations
@@ -141,29 +148,37 @@ class OfflineQuestionsModelAnswers:
         self.offline, self.llm = offline_cef, llm_cef
         self.batch_size = llm_cef.batch_size
 
-    async def generate(self, side, text, n):
-        return await self.offline.generate(side, text, n)
+    async def generate(self, side, texts, n):
+        return await self.offline.generate(side, texts, n)
 
-    async def answer(self, questions, text):
-        return await self.llm.answer(questions, text)
+    async def answer(self, questions, side, texts):
+        return await self.llm.answer(questions, side, texts)
 
 
-def model_answering_judge(n: int):
+def model_answering_judge(n: int, layout: str = "shared"):
     from clinjudge.cef.factory import CefSetup, build_cef
     from clinjudge.evaluators.cef import CefEvaluator
     from clinjudge.llm import ResponseCache
 
     offline_cef = build_cef("offline").backend
-    llm = build_cef("llm", cache=ResponseCache())
+    llm = build_cef("llm", cache=ResponseCache(), layout=layout)
     hybrid = OfflineQuestionsModelAnswers(offline_cef, llm.backend)
     provenance = {**llm.provenance, "answerer": "model", "questions": "offline"}
+    provenance["layout"] = layout
     setup = CefSetup(hybrid, provenance, llm.caller, llm.prompts)
     return CefEvaluator(setup, n_source=n, n_summary=n, task="summary")
 
 
-async def offline(rows: list[dict], n: int, splits: list[str], model: bool = False) -> None:
+async def offline(
+    rows: list[dict],
+    n: int,
+    splits: list[str],
+    model: bool = False,
+    layout: str = "shared",
+    out: Path | None = None,
+) -> None:
     judge = (
-        model_answering_judge(n)
+        model_answering_judge(n, layout)
         if model
         else build_evaluator(
             "cef", BuildOptions(backend="offline", options={"n_source": n, "n_summary": n})
@@ -177,7 +192,9 @@ async def offline(rows: list[dict], n: int, splits: list[str], model: bool = Fal
         results.append(await judge.evaluate(item_of(row)))
         seconds.append(time.perf_counter() - t)
     wall = time.perf_counter() - started
-    kind = "offline questions, model answers" if model else "offline CEF"
+    if out is not None:
+        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results))
+    kind = f"offline questions, model answers ({layout} layout)" if model else "offline CEF"
     print(f"\n== {kind}, {len(rows)} summaries, N = N' = {n}, {wall:.1f} s wall ==")
     if model:
         u = judge.setup.caller.usage
@@ -201,6 +218,40 @@ async def offline(rows: list[dict], n: int, splits: list[str], model: bool = Fal
         f"seconds per item: median {statistics.median(seconds):.2f}, "
         f"mean {statistics.mean(seconds):.2f}, max {max(seconds):.2f}"
     )
+
+
+def compare(before: Path, after: Path) -> None:
+    """The cross answers that differ between two ``--out`` files, and the leakage candidates
+    (module docstring)."""
+
+    def answers(path: Path) -> dict[tuple[str, str], dict]:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line]
+        return {(r["id"], q["id"]): q for r in rows for q in r["questions"]}
+
+    old, new = answers(before), answers(after)
+    common = [k for k in old if k in new]
+    changed = [k for k in common if old[k]["cross_answer"] != new[k]["cross_answer"]]
+    own = [k for k in common if old[k]["own_answer"] != new[k]["own_answer"]]
+    leaks = [
+        k
+        for k in changed
+        if new[k]["side"] == "source"
+        and old[k]["cross_answer"] == "IDK"
+        and new[k]["cross_answer"] == "YES"
+    ]
+    asked = sum(1 for k in common if old[k]["cross_answer"] or new[k]["cross_answer"])
+    print(f"{len(common)} questions in both; own answers changed: {len(own)}")
+    print(f"cross answers changed: {len(changed)} of {asked} cross-examined")
+    for side in ("source", "summary"):
+        moves: dict[str, int] = {}
+        for k in changed:
+            if old[k]["side"] == side:
+                move = f"{old[k]['cross_answer']}→{new[k]['cross_answer']}"
+                moves[move] = moves.get(move, 0) + 1
+        print(f"  {side} questions: {moves or 'none'}")
+    print(f"leakage candidates (source question IDK → YES from the summary): {len(leaks)}")
+    for k in leaks:
+        print(f"  item {k[0]} {k[1]}: {old[k]['question']}")
 
 
 def agreement_numbers(rows: list[dict], results: list[dict]) -> None:
@@ -251,14 +302,22 @@ def main() -> None:
         action="store_true",
         help="answer the offline questions with the configured model (CLINJUDGE_MODEL)",
     )
+    parser.add_argument("--layout", choices=["shared", "focused"], default="shared")
+    parser.add_argument("--out", type=Path, help="write each item's result here (JSON lines)")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return
     rows = load(args.data, args.limit)
     splits = ["all", "even", "odd"] if args.split == "each" else [args.split]
     if args.split in ("even", "odd") and args.model_answers:  # only the half asked about
         half = dialogue_half(rows)
         rows = [r for r in rows if half[r["dialogue_id"]] == args.split]
         splits = ["all"]  # of those rows
-    asyncio.run(offline(rows, args.n, splits, model=args.model_answers))
+    asyncio.run(
+        offline(rows, args.n, splits, model=args.model_answers, layout=args.layout, out=args.out)
+    )
     if not args.no_llm:
         asyncio.run(llm_calls(rows, args.n))
 

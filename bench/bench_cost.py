@@ -79,6 +79,7 @@ JUDGES: dict[str, tuple[str, dict[str, Any]]] = {
     "lexical:claim": ("lexical", {"protocol": "claim"}),
     "lexical:claim-shared": ("lexical", {"protocol": "claim-shared"}),
     "cef": ("cef", {}),
+    "cef:focused": ("cef", {"layout": "focused"}),
     "factcheck": ("factcheck", {}),
     "factcheck:pooled": ("factcheck", {"evidence": "pooled"}),
     "omission": ("omission", {}),
@@ -154,6 +155,8 @@ class Filler:
 
     def obj(self, node: dict[str, Any], i: int = 0) -> dict[str, Any]:
         properties = node.get("properties", {})
+        if node is self.root and (cef := cef_reply(properties, self.prompt)) is not None:
+            return cef
         out: dict[str, Any] = {}
         key = ""
         if "claim_id" in properties:
@@ -169,6 +172,26 @@ class Filler:
         return out
 
 
+def cef_reply(properties: dict[str, Any], prompt: str) -> dict[str, Any] | None:
+    """CEF's replies as a model asked by its prompts gives them (else CEF stops after its two
+    generations): the ``n`` questions asked for, each labelled YES with a quote copied from the
+    text; an answer for every question id asked, cycling YES, NO, IDK (so a third of each
+    side's questions pass its self-check and are cross-examined). ``None``: not a CEF reply."""
+    import re
+
+    if set(properties) == {"questions"} and (wanted := re.search(r"Write (\d+) questions", prompt)):
+        words = prompt.split("<<<", 1)[-1].split(">>>", 1)[0].split()
+        quotes = [" ".join(words[8 * k : 8 * k + 8]) for k in range(int(wanted.group(1)))]
+        items = [{"question": text_of(12), "answer": "YES", "quote": q} for q in quotes]
+        return {"questions": items}
+    if set(properties) == {"answers"}:
+        asked = prompt.rsplit("<<<", 1)[-1]
+        ids = dict.fromkeys(re.findall(r'"id":\s*"([ds]\d+)",\s*"question"', asked))
+        cycle = ("YES", "NO", "IDK")
+        return {"answers": [{"id": q, "answer": cycle[k % 3]} for k, q in enumerate(ids)]}
+    return None
+
+
 def claim_texts(prompt: str) -> dict[str, str]:
     """Claim id → text of the claims in a batch prompt."""
     found: dict[str, str] = {}
@@ -180,7 +203,7 @@ def claim_texts(prompt: str) -> dict[str, str]:
                 claim = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(claim, dict) and "id" in claim:
+            if isinstance(claim, dict) and "id" in claim:  # not a reply's example line
                 found[claim["id"]] = claim.get("text", "")
     if not found:  # the old layout: an indented JSON list
         try:

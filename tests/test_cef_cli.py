@@ -51,6 +51,7 @@ def test_table_lists_scores_and_omitted_facts():
         (("--source", DIALOGUE, "--summary", FIXTURES), "summary path is a directory"),
         (("--source", DIALOGUE, "--summary", SUMMARY, "--task", "essay"), "--task must be one of"),
         (("--source", DIALOGUE, "--summary", SUMMARY, "--backend", "gpu"), "--backend must be"),
+        (("--source", DIALOGUE, "--summary", SUMMARY, "--layout", "wide"), "--layout must be"),
         (
             ("--source", DIALOGUE, "--summary", SUMMARY, "--prompt", "cef.nope=x.md"),
             "unknown prompt",
@@ -74,6 +75,10 @@ def test_prompt_override_is_used_and_recorded(openai_stub, tmp_path, monkeypatch
     monkeypatch.setenv("CLINJUDGE_MAX_RETRIES", "0")
     custom = tmp_path / "answer.md"
     custom.write_text("CUSTOM ANSWER PROMPT\n<<<\n{{text}}\n>>>\nQuestions:\n{{questions}}\n")
+    base = ("cef", "--source", DIALOGUE, "--summary", SUMMARY, "--backend", "llm", "--json")
+    override = ("--prompt", f"cef.answer_questions={custom}")
+    # a prompt of the focused layout, overridden under the default (shared) one: said, not ignored
+    assert_one_line_error(run(*base, *override), "belongs to the focused CEF layout")
 
     def script(request):
         text = request["messages"][0]["content"]
@@ -84,10 +89,7 @@ def test_prompt_override_is_used_and_recorded(openai_stub, tmp_path, monkeypatch
         return Reply(json.dumps({"answers": [{"id": i, "answer": "YES"} for i in ids]}))
 
     openai_stub.script(script)
-    result = run(
-        "cef", "--source", DIALOGUE, "--summary", SUMMARY, "--backend", "llm", "--json",
-        "--prompt", f"cef.answer_questions={custom}",
-    )  # fmt: skip
+    result = run(*base, *override, "--layout", "focused")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["coverage"] == 100.0 and data["consistency"] == 100.0
@@ -97,6 +99,7 @@ def test_prompt_override_is_used_and_recorded(openai_stub, tmp_path, monkeypatch
     assert refs["cef.answer_questions"]["path"] == str(custom.resolve())
     assert refs["cef.answer_questions"]["version"] == "custom"
     assert data["usage"]["calls"] == 6
+    assert data["provenance"]["layout"] == "focused"
     assert "OPENAI_API_KEY" not in result.stdout
 
 

@@ -1,8 +1,10 @@
 """CEF's LLM path for real over HTTP: the real ChatOpenAI against the loopback OpenAI-compatible
-server, scripted per prompt kind (generation of each side, self-check, cross-examination).
-Questions the generator labels anything but YES, or that their own text does not answer YES,
-must never reach the cross-examination (asserted on the recorded requests); unreadable answers
-and malformed JSON are counted parse failures, never NO."""
+server, scripted per prompt kind (generation of each side, self-check, cross-examination), in
+both prompt layouts. Questions the generator labels anything but YES, or that their own text
+does not answer YES, must never reach the cross-examination (asserted on the recorded
+requests); unreadable answers and malformed JSON are counted parse failures, never NO. The
+shared layout: every call of an item opens with the same bytes, up to the request; the focused
+one: the prompts of before it, byte for byte."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import math
 import re
 from pathlib import Path
 
+import pytest
 from openai_stub import HttpError, Reply
 
 from clinjudge.datasets.items import Item
@@ -51,24 +54,30 @@ def between(text: str, start: str, end: str) -> str:
     return text.split(start, 1)[1].split(end, 1)[0]
 
 
+def about(text: str) -> str:
+    """The side a request is about, ``d`` or ``s``: the text the shared layout names ("text A
+    alone"), else the one text the focused layout shows."""
+    if named := re.search(r"text ([AB]) alone", text):
+        return "d" if named.group(1) == "A" else "s"
+    return "d" if "Doctor:" in between(text, "<<<", ">>>") else "s"
+
+
 def kind_of(request: dict) -> str:
     text = prompt_text(request)
-    if "Write " in text and "questions that test" in text:
+    if re.search(r"Write \d+ questions", text):
         return "generate"
-    evidence = between(text, "<<<", ">>>")
-    ids = re.findall(r'"id":\s*"([ds]\d+)"', text)
-    own_side = "d" if "Doctor:" in evidence else "s"
-    return "self" if ids and ids[0][0] == own_side else "cross"
+    ids = re.findall(r'"id":\s*"([ds]\d+)",\s*"question"', text)
+    return "self" if ids and ids[0][0] == about(text) else "cross"
 
 
 def script(request: dict):
     text = prompt_text(request)
     kind = kind_of(request)
     if kind == "generate":
-        items = SOURCE_QUESTIONS if "Doctor:" in between(text, "<<<", ">>>") else SUMMARY_QUESTIONS
+        items = SOURCE_QUESTIONS if about(text) == "d" else SUMMARY_QUESTIONS
         body = {"questions": [{"question": q, "answer": a, "quote": c} for q, a, c in items]}
         return Reply(json.dumps(body))
-    asked = json.loads(between(text, "Questions:\n<<<\n", "\n>>>"))
+    asked = json.loads(re.search(r"[Qq]uestions:\n<<<\n(.*?)\n>>>", text, re.S).group(1))
     table = OWN if kind == "self" else CROSS
     answers = [{"id": q["id"], "answer": table.get(q["question"], "YES")} for q in asked]
     return Reply(json.dumps({"answers": answers}))
@@ -83,9 +92,10 @@ def evaluate(judge) -> dict:
     return asyncio.run(judge.evaluate(Item(id="mts-16", transcript=DIALOGUE, note=SUMMARY)))
 
 
-def test_llm_exam_over_http(openai_stub):
+@pytest.mark.parametrize("layout", ["shared", "focused"])
+def test_llm_exam_over_http(openai_stub, layout):
     openai_stub.script(script)
-    judge = evaluator(openai_stub)
+    judge = evaluator(openai_stub, layout=layout)
     row = evaluate(judge)
     assert not openai_stub.script_errors
     by_text = {q["question"]: q for q in row["questions"]}

@@ -1,6 +1,19 @@
 """The LLM CEF backend: one structured call generates a side's questions, one call answers a
 batch of questions from one text (SPEC §2), all through :class:`~clinjudge.llm.StructuredCaller`.
 
+Two prompt layouts (:data:`LAYOUTS`, issue 38):
+- ``shared`` (the default but on ``--backend local``): every call about one item opens with
+  the same bytes -- one instruction block for both tasks (writing questions, answering them)
+  and both replies' shapes, then text A (the source) and text B (the generated text) -- and
+  ends with what differs: the task, the text it names ("from text B alone"), the n or the
+  questions. A server that keeps the previous request's prefix (llama.cpp) or caches prefixes
+  (vLLM, Ollama, hosted APIs) reads the two texts once an item. The other text is in view when
+  answering: the prompt says a fact only the other text states is IDK (SPEC §2: an answer
+  comes from one text alone), but a small model does not always keep to it
+  (:func:`default_layout`);
+- ``focused``: each call shows only the text it is about (``cef.generate_questions``,
+  ``cef.answer_questions``), the prompts of before issue 38, byte for byte.
+
 Replies are read strictly:
 - a generated question keeps the generator's own label; unless that label parses as YES
   (:func:`~clinjudge.cef.answers.parse_answer`) the question is ``dropped_label`` and never
@@ -16,6 +29,7 @@ Replies are read strictly:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
@@ -28,6 +42,14 @@ from clinjudge.types import CallError, ParseFailure
 
 GENERATE_PROMPT = "cef.generate_questions"
 ANSWER_PROMPT = "cef.answer_questions"
+#: Layout → (generation prompt, answer prompt) (module docstring).
+LAYOUTS: dict[str, tuple[str, str]] = {
+    "shared": ("cef.shared_generate", "cef.shared_answer"),
+    "focused": (GENERATE_PROMPT, ANSWER_PROMPT),
+}
+DEFAULT_LAYOUT = "shared"
+#: How the shared layout names each text.
+NAME: dict[Side, str] = {"source": "A", "summary": "B"}
 #: What the generator is told each text is.
 KIND: dict[Side, str] = {
     "source": "source text (for example a doctor–patient conversation or a clinical document)",
@@ -66,15 +88,25 @@ class LLMCef:
     #: Questions per cross-examination call.
     batch_size = 10
 
-    def __init__(self, caller: StructuredCaller, generate: Prompt, answer: Prompt) -> None:
+    def __init__(
+        self,
+        caller: StructuredCaller,
+        generate: Prompt,
+        answer: Prompt,
+        layout: str = DEFAULT_LAYOUT,
+    ) -> None:
         self.caller = caller
         self.generate_prompt = generate
         self.answer_prompt = answer
+        self.layout = layout
 
-    async def generate(self, side: Side, text: str, n: int) -> tuple[list[CefQuestion], list[dict]]:
-        """The first ``n`` questions the model writes about ``text``, and the failure of the
-        call if it failed (then no question)."""
-        variables = {"kind": KIND[side], "n": n, "text": text}
+    async def generate(
+        self, side: Side, texts: Mapping[Side, str], n: int
+    ) -> tuple[list[CefQuestion], list[dict]]:
+        """The first ``n`` questions the model writes about ``texts[side]``, and the failure of
+        the call if it failed (then no question)."""
+        text = texts[side]
+        variables = {**_variables(side, texts), "kind": KIND[side], "n": n}
         result = await self.caller.call(
             self.generate_prompt, variables, GeneratedQuestions, key=f"generate:{side}"
         )
@@ -100,12 +132,13 @@ class LLMCef:
             )
         return questions, []
 
-    async def answer(self, questions: list[CefQuestion], text: str) -> list[AnswerRecord]:
-        """One call: every question's answer from ``text`` alone."""
+    async def answer(
+        self, questions: list[CefQuestion], side: Side, texts: Mapping[Side, str]
+    ) -> list[AnswerRecord]:
+        """One call: every question's answer from ``texts[side]`` alone."""
         if not questions:
             return []
-        payload = [{"id": q.id, "question": q.question} for q in questions]
-        variables = {"text": text, "questions": json.dumps(payload, ensure_ascii=False, indent=1)}
+        variables = {**_variables(side, texts), "questions": _asked(questions, self.layout)}
         result = await self.caller.call(
             self.answer_prompt, variables, AnswerBatch, key=questions[0].id
         )
@@ -128,6 +161,39 @@ class LLMCef:
             else:
                 records.append(AnswerRecord(id=q.id, answer=answer, detail=raw[:200]))
         return records
+
+
+def default_layout(backend: str | None) -> str:
+    """The layout when none is asked for: ``focused`` on ``--backend local``, else ``shared``.
+
+    On the local Qwen2.5-Coder-1.5B (``bench/bench_cef.py --model-answers``, the first 16
+    MTS-Dialog summaries) the shared layout answered from the summary source questions whose
+    fact only the dialogue states: of the 4 source questions the focused layout found omitted
+    (IDK), the shared one answered 3 YES -- the omissions CEF's coverage measures were lost
+    (docs/benchmarks.md, "CEF's prompt layouts").
+    """
+    return "focused" if backend == "local" else DEFAULT_LAYOUT
+
+
+def _asked(questions: list[CefQuestion], layout: str) -> str:
+    """The questions as a prompt lists them: a JSON list, one question a line in the shared
+    layout (a call's own tokens are its tail: the fewer the better), indented in the focused
+    one (as before issue 38)."""
+    payload = [{"id": q.id, "question": q.question} for q in questions]
+    if layout == "focused":
+        return json.dumps(payload, ensure_ascii=False, indent=1)
+    return "[\n" + ",\n".join(json.dumps(p, ensure_ascii=False) for p in payload) + "\n]"
+
+
+def _variables(side: Side, texts: Mapping[Side, str]) -> dict[str, str]:
+    """What either layout's prompts may use about the text ``side``: ``text`` (that text, for
+    the focused prompts), ``name`` (A or B, for the shared ones) and both texts."""
+    return {
+        "text": texts[side],
+        "name": NAME[side],
+        "source": texts["source"],
+        "summary": texts["summary"],
+    }
 
 
 def _failure(stage: str, side: Side, outcome: ParseFailure | CallError) -> dict:

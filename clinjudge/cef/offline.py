@@ -27,6 +27,7 @@ from a dialogue that denied what it asked and confirmed nothing, else IDK.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 
 from clinjudge.cef import blanket
 from clinjudge.cef.answers import Answer
@@ -65,9 +66,11 @@ class OfflineCef:
         self._evidence: OrderedDict[str, NoteInput] = OrderedDict()
         self._negative: OrderedDict[str, bool] = OrderedDict()
 
-    async def generate(self, side: Side, text: str, n: int) -> tuple[list[CefQuestion], list]:
-        """Up to ``n`` questions from the facts of ``text``; no failures are possible."""
-        facts = select_facts(text_facts(text, self.kb), n)
+    async def generate(
+        self, side: Side, texts: Mapping[Side, str], n: int
+    ) -> tuple[list[CefQuestion], list]:
+        """Up to ``n`` questions from the facts of ``texts[side]``; no failures are possible."""
+        facts = select_facts(text_facts(texts[side], self.kb), n)
         questions = [
             CefQuestion(
                 id=f"{ID_PREFIX[side]}{i}",
@@ -82,10 +85,13 @@ class OfflineCef:
         ]
         return questions, []
 
-    async def answer(self, questions: list[CefQuestion], text: str) -> list[AnswerRecord]:
-        """Each question's answer from ``text`` alone."""
+    async def answer(
+        self, questions: list[CefQuestion], side: Side, texts: Mapping[Side, str]
+    ) -> list[AnswerRecord]:
+        """Each question's answer from ``texts[side]`` alone."""
         if not questions:
             return []
+        text = texts[side]
         claims = [
             Claim(
                 id=q.id,

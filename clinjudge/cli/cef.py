@@ -41,8 +41,10 @@ PromptOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--prompt",
-        help="Replace a CEF prompt by a file: cef.generate_questions=PATH or "
-        "cef.answer_questions=PATH (repeatable). --json records each prompt's hash.",
+        help="Replace a CEF prompt by a file: cef.shared_generate=PATH or "
+        "cef.shared_answer=PATH (--layout shared), cef.generate_questions=PATH or "
+        "cef.answer_questions=PATH (--layout focused); repeatable. --json records each "
+        "prompt's hash.",
     ),
 ]
 
@@ -63,6 +65,14 @@ def cef(
     n_summary: Annotated[
         int, typer.Option(help="Questions generated from the summary (N').", min=1)
     ] = 10,
+    layout: Annotated[
+        str | None,
+        typer.Option(
+            help="LLM prompts: shared (every call opens with the instructions and both texts, "
+            "which a server reuses; the default) or focused (each call shows only its own "
+            "text; the default with --backend local)."
+        ),
+    ] = None,
     prompt: PromptOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -81,6 +91,8 @@ def cef(
     with one_line_errors():
         check_choice(backend, BACKENDS, "--backend")
         check_choice(task, ("summary", "note"), "--task")
+        if layout is not None:
+            check_choice(layout, ("shared", "focused"), "--layout")
         source_text = read_text_file(source, "source")
         summary_text = read_text_file(summary, "summary")
         from clinjudge.datasets.items import Item
@@ -96,7 +108,8 @@ def cef(
                 settings=settings,
                 prompt_overrides=overrides,
                 cache=ResponseCache() if backend != "offline" else None,  # re-runs are free
-                options={"n_source": n_source, "n_summary": n_summary, "task": task},
+                options={"n_source": n_source, "n_summary": n_summary, "task": task}
+                | ({"layout": layout} if layout else {}),
             ),
         )
         item = Item(id=source.stem, transcript=source_text, note=summary_text)

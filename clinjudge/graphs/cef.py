@@ -11,10 +11,15 @@ label YES stop there. ``self_check`` answers each side's questions from their ow
 batch per side); only questions answered YES go on. ``cross_answer`` answers D-questions from S
 and S-questions from D, in batches of the backend's ``batch_size`` (LLM: 10 per call).
 ``score`` joins the answers and computes the SPEC §2 scores (:mod:`clinjudge.cef`).
-With the LLM backend an item costs 2 + 2 + ⌈a/10⌉ + ⌈b/10⌉ calls for a ≤ N and b ≤ N' asked
-questions — at most 4 + ⌈(N+N')/10⌉ when N and N' are multiples of 10 (one more otherwise),
-plus one re-ask per unparseable reply. The backend arrives through the run context; the state
-holds only serialisable dicts.
+With the LLM backend an item costs 2 + k + ⌈a/10⌉ + ⌈b/10⌉ calls: two generations, a
+self-check for each of the k ≤ 2 sides with a question left, and the cross batches of the
+a ≤ N source and b ≤ N' summary questions their own text answered YES — at most
+4 + ⌈(N+N')/10⌉ when N and N' are multiples of 10 (one more otherwise), plus one re-ask per
+unparseable reply. Every call carries both texts (``task["texts"]``) and the side it is about:
+in the LLM backend's default ``shared`` layout every call of an item opens with the same
+instructions and both texts, so with one request in flight a server re-reads only each call's
+request (:mod:`clinjudge.cef.llm_backend`). The backend arrives through the run context; the
+state holds only serialisable dicts.
 """
 
 from __future__ import annotations
@@ -48,12 +53,14 @@ class CefState(TypedDict, total=False):
 
 class GenerateTask(TypedDict):
     side: str
-    text: str
+    texts: dict[str, str]
     n: int
 
 
 class AnswerTask(TypedDict):
-    text: str
+    #: The side whose text answers.
+    side: str
+    texts: dict[str, str]
     questions: list[dict]
 
 
@@ -83,15 +90,14 @@ def fan_generate(state: CefState, runtime: Runtime[CefContext]) -> list[Send]:
     counts = {"source": runtime.context.n_source, "summary": runtime.context.n_summary}
     texts = _texts(state)
     return [
-        Send("generate", GenerateTask(side=side, text=texts[side], n=counts[side]))
-        for side in SIDES
+        Send("generate", GenerateTask(side=side, texts=texts, n=counts[side])) for side in SIDES
     ]
 
 
 async def generate(task: GenerateTask, runtime: Runtime[CefContext]) -> dict[str, Any]:
     questions, failures = await runtime.context.backend.generate(
         task["side"],  # type: ignore[arg-type]
-        task["text"],
+        task["texts"],  # type: ignore[arg-type]
         task["n"],
     )
     return {"questions": [q.model_dump() for q in questions], "failures": failures}
@@ -108,7 +114,8 @@ def fan_self_check(state: CefState) -> list[Send] | str:
         asked = [q for q in state.get("questions") or [] if q["side"] == side]
         asked = [q for q in asked if q["status"] == "asked"]
         if asked:
-            sends.append(Send("self_check", AnswerTask(text=texts[side], questions=asked)))
+            task = AnswerTask(side=side, texts=texts, questions=asked)
+            sends.append(Send("self_check", task))
     return sends or "score"
 
 
@@ -132,7 +139,7 @@ def fan_cross(state: CefState, runtime: Runtime[CefContext]) -> list[Send] | str
             if q["side"] == side and q["status"] == "asked" and q["id"] in yes
         ]
         for i in range(0, len(exam), size):
-            task = AnswerTask(text=texts[_other(side)], questions=exam[i : i + size])
+            task = AnswerTask(side=_other(side), texts=texts, questions=exam[i : i + size])
             sends.append(Send("cross_answer", task))
     return sends or "score"
 
@@ -162,7 +169,7 @@ def score(state: CefState, runtime: Runtime[CefContext]) -> dict[str, Any]:
 
 async def _answer(task: AnswerTask, backend: CefBackend) -> list[dict]:
     questions = [CefQuestion.model_validate(q) for q in task["questions"]]
-    records = await backend.answer(questions, task["text"])
+    records = await backend.answer(questions, task["side"], task["texts"])  # type: ignore[arg-type]
     return [r.model_dump() for r in records]
 
 
