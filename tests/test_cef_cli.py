@@ -77,8 +77,9 @@ def test_prompt_override_is_used_and_recorded(openai_stub, tmp_path, monkeypatch
     custom.write_text("CUSTOM ANSWER PROMPT\n<<<\n{{text}}\n>>>\nQuestions:\n{{questions}}\n")
     base = ("cef", "--source", DIALOGUE, "--summary", SUMMARY, "--backend", "llm", "--json")
     override = ("--prompt", f"cef.answer_questions={custom}")
-    # a prompt of the focused layout, overridden under the default (shared) one: said, not ignored
-    assert_one_line_error(run(*base, *override), "belongs to the focused CEF layout")
+    # a prompt of the focused layout, overridden under the shared one: said, not ignored
+    shared = ("--layout", "shared")
+    assert_one_line_error(run(*base, *override, *shared), "belongs to the focused CEF layout")
 
     def script(request):
         text = request["messages"][0]["content"]
@@ -89,7 +90,7 @@ def test_prompt_override_is_used_and_recorded(openai_stub, tmp_path, monkeypatch
         return Reply(json.dumps({"answers": [{"id": i, "answer": "YES"} for i in ids]}))
 
     openai_stub.script(script)
-    result = run(*base, *override, "--layout", "focused")
+    result = run(*base, *override)  # the default layout, focused
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["coverage"] == 100.0 and data["consistency"] == 100.0

@@ -30,7 +30,7 @@ def shared_prefix(texts: list[str]) -> str:
 
 def test_every_call_of_an_item_opens_with_the_same_instructions_and_both_texts(openai_stub):
     openai_stub.script(script)
-    judge = evaluator(openai_stub)  # the default layout
+    judge = evaluator(openai_stub, layout="shared")
     row = evaluate(judge)
     assert not openai_stub.script_errors and row["n_source_questions"] == 2
     prompts = [prompt_text(r) for r in openai_stub.requests]
@@ -111,10 +111,11 @@ def test_shared_layout_reply_shapes_stay_small(openai_stub):
     assert set(item) == {"id", "answer"} and item["answer"]["enum"] == ["YES", "NO", "IDK"]
 
 
-@pytest.mark.parametrize(("backend", "layout"), [("local", "focused"), ("llm", "shared")])
-def test_default_layout_is_focused_on_the_local_backend_only(backend, layout):
-    """On the local 1.5B model the shared layout let the source answer for the summary
-    (:func:`clinjudge.cef.llm_backend.default_layout`); an explicit layout wins."""
+@pytest.mark.parametrize(("backend", "layout"), [("local", "focused"), ("llm", "focused")])
+def test_default_layout_is_focused_on_every_backend(backend, layout):
+    """On the local 1.5B model the shared layout let the source answer for the summary, and on
+    a hosted API it costs more (:data:`clinjudge.cef.llm_backend.DEFAULT_LAYOUT`); an explicit
+    layout wins."""
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
     from clinjudge.cef.factory import build_cef

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from clinjudge.cef.llm_backend import LAYOUTS, LLMCef, default_layout
+from clinjudge.cef.llm_backend import DEFAULT_LAYOUT, LAYOUTS, LLMCef
 from clinjudge.cef.offline import OfflineCef
 from clinjudge.cef.result import AnswerRecord, CefQuestion, Side
 from clinjudge.errors import ConfigError
@@ -62,12 +62,12 @@ def build_cef(
     """The offline backend (knowledge base + offline verifier) or the LLM backend (``chat_model``
     if given, else ``ChatOpenAI`` from ``settings``); ``auto`` picks llm when a model is set.
     ``layout``: the LLM prompts' layout (:data:`~clinjudge.cef.llm_backend.LAYOUTS`; default
-    :func:`~clinjudge.cef.llm_backend.default_layout` of ``backend``).
+    :data:`~clinjudge.cef.llm_backend.DEFAULT_LAYOUT`).
 
     Raises:
         ConfigError: an unknown layout, or an override of a prompt the layout does not use.
     """
-    layout = layout or default_layout(backend)
+    layout = layout or DEFAULT_LAYOUT
     if layout not in LAYOUTS:
         raise ConfigError(f"unknown CEF layout {layout!r}: use {' or '.join(LAYOUTS)}")
     for name in prompt_overrides or {}:

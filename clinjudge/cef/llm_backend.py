@@ -2,7 +2,7 @@
 batch of questions from one text (SPEC §2), all through :class:`~clinjudge.llm.StructuredCaller`.
 
 Two prompt layouts (:data:`LAYOUTS`, issue 38):
-- ``shared`` (the default but on ``--backend local``): every call about one item opens with
+- ``shared`` (``--option cef.layout=shared``): every call about one item opens with
   the same bytes -- one instruction block for both tasks (writing questions, answering them)
   and both replies' shapes, then text A (the source) and text B (the generated text) -- and
   ends with what differs: the task, the text it names ("from text B alone"), the n or the
@@ -10,9 +10,10 @@ Two prompt layouts (:data:`LAYOUTS`, issue 38):
   (vLLM, Ollama, hosted APIs) reads the two texts once an item. The other text is in view when
   answering: the prompt says a fact only the other text states is IDK (SPEC §2: an answer
   comes from one text alone), but a small model does not always keep to it
-  (:func:`default_layout`);
-- ``focused``: each call shows only the text it is about (``cef.generate_questions``,
-  ``cef.answer_questions``), the prompts of before issue 38, byte for byte.
+  (:data:`DEFAULT_LAYOUT`);
+- ``focused`` (the default): each call shows only the text it is about
+  (``cef.generate_questions``, ``cef.answer_questions``), the prompts of before issue 38,
+  byte for byte.
 
 Replies are read strictly:
 - a generated question keeps the generator's own label; unless that label parses as YES
@@ -47,7 +48,16 @@ LAYOUTS: dict[str, tuple[str, str]] = {
     "shared": ("cef.shared_generate", "cef.shared_answer"),
     "focused": (GENERATE_PROMPT, ANSWER_PROMPT),
 }
-DEFAULT_LAYOUT = "shared"
+#: The layout when none is asked for. ``focused``: SPEC §2 answers a question from one text
+#: alone, and with both texts in view the local Qwen2.5-Coder-1.5B did not (``bench_cef.py
+#: --model-answers``, the first 16 MTS-Dialog summaries: of the 4 source questions the focused
+#: layout found omitted from the summary, IDK, the shared one answered 3 YES and 1 NO -- the
+#: omissions CEF's coverage measures were lost; docs/benchmarks.md, "CEF's prompt layouts").
+#: ``shared`` sends about twice the tokens, so on a hosted API that bills cached tokens at half
+#: price it costs ~12% more; it pays on a server that reuses prefixes for free (llama.cpp,
+#: vLLM: 2.3x fewer tokens read an item), once its model is checked for that leak
+#: (``bench_cef.py --compare``).
+DEFAULT_LAYOUT = "focused"
 #: How the shared layout names each text.
 NAME: dict[Side, str] = {"source": "A", "summary": "B"}
 #: What the generator is told each text is.
@@ -161,18 +171,6 @@ class LLMCef:
             else:
                 records.append(AnswerRecord(id=q.id, answer=answer, detail=raw[:200]))
         return records
-
-
-def default_layout(backend: str | None) -> str:
-    """The layout when none is asked for: ``focused`` on ``--backend local``, else ``shared``.
-
-    On the local Qwen2.5-Coder-1.5B (``bench/bench_cef.py --model-answers``, the first 16
-    MTS-Dialog summaries) the shared layout answered from the summary source questions whose
-    fact only the dialogue states: of the 4 source questions the focused layout found omitted
-    (IDK), the shared one answered 3 YES -- the omissions CEF's coverage measures were lost
-    (docs/benchmarks.md, "CEF's prompt layouts").
-    """
-    return "focused" if backend == "local" else DEFAULT_LAYOUT
 
 
 def _asked(questions: list[CefQuestion], layout: str) -> str:

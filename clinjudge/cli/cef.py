@@ -68,9 +68,9 @@ def cef(
     layout: Annotated[
         str | None,
         typer.Option(
-            help="LLM prompts: shared (every call opens with the instructions and both texts, "
-            "which a server reuses; the default) or focused (each call shows only its own "
-            "text; the default with --backend local)."
+            help="LLM prompts: focused (each call shows only its own text; the default) or "
+            "shared (every call opens with the instructions and both texts, which a server "
+            "reuses; check your model keeps to its one text: bench/bench_cef.py --compare)."
         ),
     ] = None,
     prompt: PromptOpt = None,
