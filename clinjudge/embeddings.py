@@ -158,11 +158,11 @@ def encode(texts: list[str], *, path: str | None = None, batch_size: int = 64) -
 
 
 #: Texts are padded to a multiple of this many tokens (their own width, not their batch's).
-#: The model's work grows with the padded width; transcript sentences average 13 tokens, so
-#: padding to 16 read 62% more tokens than the texts hold, padding to 4 reads 9% more in about
-#: three times as many batches: the transcript of a note encodes in 23% less CPU time
-#: (10 ACI-Bench transcripts, one thread, 2026-12-04; vectors move by < 3e-7).
-PAD_TO = 4
+#: Transcript sentences average 13 tokens: padding to 16 reads 62% more tokens than the texts
+#: hold, padding to 4 reads 9% more and used 23% less CPU on one thread, but in three times as
+#: many, smaller batches it ran slower on two (bench_soap --limit 32: 1.18-1.22 s a note against
+#: 1.09-1.11 with 16; 8: 1.14-1.18; 2026-12-04).
+PAD_TO = 16
 
 
 def encode_padded(model, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
