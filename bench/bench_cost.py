@@ -80,6 +80,7 @@ JUDGES: dict[str, tuple[str, dict[str, Any]]] = {
     "lexical:claim-shared": ("lexical", {"protocol": "claim-shared"}),
     "cef": ("cef", {}),
     "cef:focused": ("cef", {"layout": "focused"}),
+    "cef:shared": ("cef", {"layout": "shared"}),
     "factcheck": ("factcheck", {}),
     "factcheck:pooled": ("factcheck", {"evidence": "pooled"}),
     "omission": ("omission", {}),
