@@ -156,8 +156,6 @@ class Filler:
 
     def obj(self, node: dict[str, Any], i: int = 0) -> dict[str, Any]:
         properties = node.get("properties", {})
-        if node is self.root and (cef := cef_reply(properties, self.prompt)) is not None:
-            return cef
         out: dict[str, Any] = {}
         key = ""
         if "claim_id" in properties:
@@ -216,10 +214,13 @@ def claim_texts(prompt: str) -> dict[str, str]:
 
 
 def shaped_reply(schema: dict[str, Any], prompt: str, name: str = "") -> dict[str, Any] | None:
-    """The reply a model asked by the omission, arena or decomposition prompts gives (module
-    docstring) for the schema titled (or named in the request) ``name``; ``None`` for others."""
+    """The reply a model asked by the CEF, omission, arena or decomposition prompts gives
+    (module docstring) for the schema titled (or named in the request) ``name``; ``None`` for
+    others."""
     import re
 
+    if (cef := cef_reply(schema.get("properties", {}), prompt)) is not None:
+        return cef
     title = schema.get("title") or name
     if title == "CoverageReply":  # a status for every fact id the prompt lists
         ids = re.findall(r"^(f\d+): ", prompt, flags=re.M)
