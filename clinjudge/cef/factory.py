@@ -69,7 +69,7 @@ def build_cef(
     """
     layout = layout or DEFAULT_LAYOUT
     if layout not in LAYOUTS:
-        raise ConfigError(f"unknown CEF layout {layout!r}: use {' or '.join(LAYOUTS)}")
+        raise ConfigError(f"cef option layout must be {' or '.join(LAYOUTS)} (got {layout!r})")
     for name in prompt_overrides or {}:
         if name in CEF_PROMPTS and name not in LAYOUTS[layout]:
             other = next(k for k, names in LAYOUTS.items() if name in names)

@@ -92,7 +92,9 @@ def cef(
         check_choice(backend, BACKENDS, "--backend")
         check_choice(task, ("summary", "note"), "--task")
         if layout is not None:
-            check_choice(layout, ("shared", "focused"), "--layout")
+            from clinjudge.cef.llm_backend import LAYOUTS
+
+            check_choice(layout, tuple(LAYOUTS), "--layout")
         source_text = read_text_file(source, "source")
         summary_text = read_text_file(summary, "summary")
         from clinjudge.datasets.items import Item

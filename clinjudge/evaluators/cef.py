@@ -3,10 +3,9 @@
 Options (``BuildOptions.options``, e.g. ``--option cef.n_source=12``): ``n_source`` (N, default
 10) and ``n_summary`` (N', default 10) questions per side, ``task`` ``"summary"`` (default) or
 ``"note"`` (no conciseness; overall = mean of coverage, conformity, consistency); ``layout``
-(LLM backend) ``"shared"`` (every call of an item opens with the same instructions and both
-texts, which a server reuses; the default) or ``"focused"`` (each call shows only its own text:
-the prompts of before issue 38; the default on ``--backend local``),
-:mod:`clinjudge.cef.llm_backend`. ``claims`` (a SOAP-judge setting
+(LLM backend) ``"focused"`` (each call shows only its own text: the prompts of before issue 38;
+the default) or ``"shared"`` (every call of an item opens with the same instructions and both
+texts, which a server reuses), :mod:`clinjudge.cef.llm_backend`. ``claims`` (a SOAP-judge setting
 compare hands to every judge) is ignored.
 
 A row is the item's :class:`~clinjudge.cef.result.CefResult` under its ``id`` (scores, counts,
@@ -168,7 +167,6 @@ class CefEvaluator:
 def build(options: BuildOptions) -> CefEvaluator:
     """A CEF judge from ``options`` (module docstring for ``options.options``)."""
     from clinjudge.cef.factory import build_cef
-    from clinjudge.cef.llm_backend import LAYOUTS
     from clinjudge.cef.scores import TASKS
 
     opts = check_options("cef", options.options, ("n_source", "n_summary", "task", "layout"))
@@ -181,9 +179,7 @@ def build(options: BuildOptions) -> CefEvaluator:
     task = opts.get("task", "summary")
     if task not in TASKS:
         raise ConfigError(f"cef option task must be summary or note (got {task!r})")
-    layout = opts.get("layout")
-    if layout is not None and layout not in LAYOUTS:
-        raise ConfigError(f"cef option layout must be {' or '.join(LAYOUTS)} (got {layout!r})")
+    layout = opts.get("layout")  # checked by build_cef
     setup = build_cef(
         options.backend,
         settings=options.settings,
