@@ -3,10 +3,12 @@
 Each judge that can say builds the prompts a run would send (``planned_prompts(item)``: the
 same prompt templates and claim cutting the judge uses, no model call) and their tokens are
 counted (:mod:`clinjudge.token_count`). Items a run directory already holds a finished row for
-are left out, as the run would leave them (the rows file is read, never written). Judges
-whose prompts depend on the model's earlier replies (CEF's answers follow its questions, the
-fact-checker's searches its decomposition) are listed as not estimated; offline judges make no
-call. Completion tokens are not estimated: they depend on the replies.
+are left out, as the run would leave them (the rows file is read, never written). CEF's answer
+calls carry the questions its model writes first: it is estimated at its bound, with stand-in
+questions (:meth:`clinjudge.cef.llm_backend.LLMCef.planned`). Judges whose prompts depend on
+the model's earlier replies in ways a bound cannot say (the fact-checker's searches follow its
+decomposition) are listed as not estimated; offline judges make no call. Completion tokens
+are not estimated: they depend on the replies.
 
 Money, when prices are given: prompt tokens at the input price, none assumed cached.
 """

@@ -11,8 +11,11 @@ import re
 
 import pytest
 from cli_helpers import assert_one_line_error, run
+from openai_stub import Reply
 from test_cef_llm import DIALOGUE, SUMMARY, evaluate, evaluator, kind_of, prompt_text, script
 
+from clinjudge.cef.llm_backend import STAND_IN_QUESTION
+from clinjudge.datasets.items import Item
 from clinjudge.errors import ConfigError
 from clinjudge.evaluators import BuildOptions, build_evaluator
 from clinjudge.prompts import load_prompt
@@ -128,3 +131,36 @@ def test_default_layout_is_focused_on_every_backend(backend, layout):
                      else {"cef.shared_generate", "cef.shared_answer"})  # fmt: skip
     other = "shared" if layout == "focused" else "focused"
     assert build_cef(backend, chat_model=model, layout=other).provenance["layout"] == other
+
+
+def stand_in_script(request: dict):
+    """Every question the generator is asked for, worded as the estimate's stand-in and
+    labelled YES; every answer YES: the run an estimate bounds."""
+    text = prompt_text(request)
+    if kind_of(request) == "generate":
+        n = int(re.search(r"Write (\d+) questions", text).group(1))
+        body = {"questions": [{"question": STAND_IN_QUESTION, "answer": "YES"}] * n}
+        return Reply(json.dumps(body))
+    asked = re.findall(r'"id":\s*"([ds]\d+)"', text)
+    return Reply(json.dumps({"answers": [{"id": i, "answer": "YES"} for i in asked]}))
+
+
+@pytest.mark.parametrize("layout", ["shared", "focused"])
+def test_the_estimate_builds_the_prompts_of_a_run_that_keeps_every_question(openai_stub, layout):
+    """``compare --dry-run`` for CEF: its bound is the run in which every question is kept and
+    confirmed; when the model's questions read as the stand-in, the prompts are the same."""
+    openai_stub.script(stand_in_script)
+    judge = evaluator(openai_stub, layout=layout, n_source=12, n_summary=3)
+    item = Item(id="mts-16", transcript=DIALOGUE, note=SUMMARY)
+    planned, caveat = judge.planned_prompts(item)
+    row = evaluate(judge)
+    assert not openai_stub.script_errors and row["n_source_questions"] == 12
+    sent = [prompt_text(r) for r in openai_stub.requests]
+    assert len(planned) == 2 + 2 + 2 + 1  # generations, self-checks, ⌈12/10⌉ + ⌈3/10⌉ cross
+    assert sorted(planned) == sorted(sent)
+    assert "upper bound" in caveat
+
+
+def test_an_offline_cef_plans_no_prompt():
+    judge = build_evaluator("cef", BuildOptions(backend="offline"))
+    assert judge.planned_prompts(Item(id="x", transcript=DIALOGUE, note=SUMMARY)) is None

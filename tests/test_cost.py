@@ -170,13 +170,15 @@ def test_a_dry_run_foresees_the_calls_of_a_run_and_writes_nothing(
     use_stub(monkeypatch, openai_stub, tmp_path)
     out = tmp_path / "planned"
     args = ("compare", dataset, "--systems", "careful,careless", "--out", out, "--backend", "llm")
-    args += ("--judges", "lexical,cef")
+    args += ("--judges", "lexical,cef,factcheck")
     dry = run(*args, "--dry-run", "--price-in", "2", "--price-out", "8")
     assert dry.exit_code == 0, dry.output
     assert openai_stub.requests == [] and not out.exists()  # nothing sent, nothing written
     assert "approximation: characters / 4" in dry.output
     assert "Completion tokens are not estimated" in dry.output
-    assert "cef: not estimated" in dry.output and "USD" in dry.output
+    assert "factcheck: not estimated" in dry.output and "USD" in dry.output
+    assert "cef: an upper bound" in dry.output
+    assert re.search(r"│ cef\s+│\s+4 │\s+24 │", dry.output)  # 6 calls an item at most
     planned = int(re.search(r"│ lexical\s+│\s+4 │\s+(\d+) │", dry.output).group(1))
 
     ran = run(*args[:-2], "--judges", "lexical")

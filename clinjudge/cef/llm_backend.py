@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field
 
 from clinjudge.cef.answers import ANSWERS, parse_answer
-from clinjudge.cef.result import ID_PREFIX, AnswerRecord, CefQuestion, Side
+from clinjudge.cef.result import ID_PREFIX, SIDES, AnswerRecord, CefQuestion, Side
 from clinjudge.grounding.quotes import locate_quote
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
@@ -86,6 +86,12 @@ class AnswerItem(BaseModel):
 class AnswerBatch(BaseModel):
     answers: list[AnswerItem]
 
+
+#: How a question reads in a cost estimate (``compare --dry-run``), where the model has not
+#: written any yet: a yes/no question about one fact, about 20 tokens in the prompt.
+STAND_IN_QUESTION = (
+    "Does the text say that the patient takes lisinopril 20 mg once a day for high blood pressure?"
+)
 
 #: The detail of the answers of a reply that could not be parsed at all (a retry asks again).
 REPLY_NOT_PARSED = "reply not parsed"
@@ -148,9 +154,11 @@ class LLMCef:
         """One call: every question's answer from ``texts[side]`` alone."""
         if not questions:
             return []
-        variables = {**_variables(side, texts), "questions": _asked(questions, self.layout)}
         result = await self.caller.call(
-            self.answer_prompt, variables, AnswerBatch, key=questions[0].id
+            self.answer_prompt,
+            self._answer_variables(questions, side, texts),
+            AnswerBatch,
+            key=questions[0].id,
         )
         if not isinstance(result, AnswerBatch):
             kind = "error" if isinstance(result, CallError) else "parse_failure"
@@ -171,6 +179,38 @@ class LLMCef:
             else:
                 records.append(AnswerRecord(id=q.id, answer=answer, detail=raw[:200]))
         return records
+
+    def planned(self, texts: Mapping[Side, str], counts: Mapping[Side, int]) -> list[str]:
+        """The prompts an item costs at most, built as :meth:`generate` and :meth:`answer` build
+        them, with no call: ``2 + 2 + Σ ⌈counts[side] / batch_size⌉`` (the graph's bound,
+        :mod:`clinjudge.graphs.cef`) -- every question written, kept and confirmed by its own
+        text, each worded as :data:`STAND_IN_QUESTION`."""
+        prompts = []
+        for side in SIDES:
+            variables = {**_variables(side, texts), "kind": KIND[side], "n": counts[side]}
+            schema = GeneratedQuestions.model_json_schema()
+            prompts.append(self.caller.rendered(self.generate_prompt, variables, schema))
+        schema = AnswerBatch.model_json_schema()
+        for side in SIDES:
+            questions = [
+                CefQuestion(id=f"{ID_PREFIX[side]}{i}", side=side, question=STAND_IN_QUESTION)
+                for i in range(1, counts[side] + 1)
+            ]
+            if not questions:
+                continue
+            own = self._answer_variables(questions, side, texts)
+            prompts.append(self.caller.rendered(self.answer_prompt, own, schema))
+            other: Side = SIDES[1 - SIDES.index(side)]
+            for i in range(0, len(questions), max(1, self.batch_size)):
+                batch = questions[i : i + self.batch_size]
+                cross = self._answer_variables(batch, other, texts)
+                prompts.append(self.caller.rendered(self.answer_prompt, cross, schema))
+        return prompts
+
+    def _answer_variables(
+        self, questions: list[CefQuestion], side: Side, texts: Mapping[Side, str]
+    ) -> dict[str, str]:
+        return {**_variables(side, texts), "questions": _asked(questions, self.layout)}
 
 
 def _asked(questions: list[CefQuestion], layout: str) -> str:

@@ -31,6 +31,11 @@ if TYPE_CHECKING:
 
 SCORES = ("coverage", "conformity", "consistency", "conciseness", "overall")
 DEFAULT_QUESTIONS = 10
+#: What a CEF estimate assumes (the model writes the questions the answer calls carry).
+STAND_IN_CAVEAT = (
+    "an upper bound: every question the model is asked for is kept and confirmed by its own "
+    "text, each counted as a stand-in question of about 20 tokens"
+)
 
 
 class CefEvaluator:
@@ -65,6 +70,16 @@ class CefEvaluator:
 
     def usage(self) -> dict[str, int] | None:
         return self.setup.caller.usage.as_dict() if self.setup.caller else None
+
+    def planned_prompts(self, item: Item) -> tuple[list[str], str] | None:
+        """The prompts a run would send for ``item`` at most (for ``compare --dry-run``):
+        :meth:`clinjudge.cef.llm_backend.LLMCef.planned`; ``None`` offline."""
+        planner = getattr(self.setup.backend, "planned", None)
+        if planner is None:
+            return None
+        texts = {"source": item.transcript, "summary": item.note}
+        counts = {"source": self.options["n_source"], "summary": self.options["n_summary"]}
+        return planner(texts, counts), STAND_IN_CAVEAT
 
     async def evaluate(self, item: Item, given: list[dict] | None = None) -> dict[str, Any]:
         from clinjudge.cef.result import CefResult

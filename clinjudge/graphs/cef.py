@@ -15,10 +15,11 @@ With the LLM backend an item costs 2 + k + ⌈a/10⌉ + ⌈b/10⌉ calls: two ge
 self-check for each of the k ≤ 2 sides with a question left, and the cross batches of the
 a ≤ N source and b ≤ N' summary questions their own text answered YES — at most
 4 + ⌈(N+N')/10⌉ when N and N' are multiples of 10 (one more otherwise), plus one re-ask per
-unparseable reply. Every call carries both texts (``task["texts"]``) and the side it is about:
-in the LLM backend's default ``shared`` layout every call of an item opens with the same
-instructions and both texts, so with one request in flight a server re-reads only each call's
-request (:mod:`clinjudge.cef.llm_backend`). The backend arrives through the run context; the
+unparseable reply (``compare --dry-run`` estimates this bound). Every call carries both texts
+(``task["texts"]``) and the side it is about: in the LLM backend's ``shared`` layout every call
+of an item opens with the same instructions and both texts, so with one request in flight a
+server re-reads only each call's request; the default ``focused`` layout shows each call its
+own text alone (:mod:`clinjudge.cef.llm_backend`). The backend arrives through the run context; the
 state holds only serialisable dicts.
 """
 
