@@ -10,11 +10,18 @@ the model's earlier replies in ways a bound cannot say (the fact-checker's searc
 decomposition) are listed as not estimated; offline judges make no call. Completion tokens
 are not estimated: they depend on the replies.
 
-Money, when prices are given: prompt tokens at the input price, none assumed cached.
+``prefix_tokens``: of a judge's prompt tokens, those each prompt shares with the prompt before
+it, in the order a run with one request in flight sends them -- what a server that keeps the
+previous request's prefix (llama.cpp) reads once, and about what a hosted API bills as cached
+(OpenAI caches prefixes of 1,024 tokens and more, which are most of a judge's shared prefixes).
+
+Money, when prices are given: ``prefix_tokens`` at the cached price (``--price-cached``, else
+the input price), the other prompt tokens at the input price.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +47,13 @@ def finished_items(rows_file: Path) -> set[str]:
     }
 
 
+def shared_prefix_tokens(previous: str, prompt: str, counter: TokenCounter) -> int:
+    """Tokens of ``prompt``'s common prefix with ``previous``, counted alone: a server matches
+    tokens, so it may reuse a token or two fewer where the prefix ends inside a word."""
+    shared = len(os.path.commonprefix([previous, prompt]))
+    return counter.count(prompt[:shared]) if shared else 0
+
+
 def estimate_run(
     dataset: Dataset,
     judges: dict[str, Evaluator],
@@ -48,24 +62,38 @@ def estimate_run(
     out_dir: Path | None = None,
     prices: Prices | None = None,
 ) -> dict[str, Any]:
-    """Per judge: ``items`` to judge, ``calls`` and ``prompt_tokens`` (``None`` when not
-    estimated) and a ``note``; the ``total`` over the estimated judges (``usd`` when priced),
-    and how tokens were counted."""
+    """Per judge: ``items`` to judge, ``calls``, ``prompt_tokens`` and ``prefix_tokens``
+    (module docstring; ``None`` when not estimated) and a ``note``; the ``total`` over the
+    estimated judges (``usd`` when priced), and how tokens were counted."""
     found: dict[str, dict[str, Any]] = {}
     for name, judge in judges.items():
         done = finished_items(RunDir(out_dir).rows_path(name)) if out_dir else set()
         items = [item for item in dataset.items if item.id not in done]
-        entry: dict[str, Any] = {"items": len(items), "calls": 0, "prompt_tokens": 0}
+        entry: dict[str, Any] = {
+            "items": len(items),
+            "calls": 0,
+            "prompt_tokens": 0,
+            "prefix_tokens": 0,
+        }
         planner = getattr(judge, "planned_prompts", None)
         if judge.usage() is None:
             entry["note"] = "offline: no model call"
         elif planner is None:
-            entry |= {"calls": None, "prompt_tokens": None, "note": NOT_ESTIMATED}
+            entry |= {
+                "calls": None,
+                "prompt_tokens": None,
+                "prefix_tokens": None,
+                "note": NOT_ESTIMATED,
+            }
         else:
+            previous = ""
             for item in items:
                 prompts, caveat = planner(item)
                 entry["calls"] += len(prompts)
-                entry["prompt_tokens"] += sum(counter.count(p) for p in prompts)
+                for prompt in prompts:
+                    entry["prompt_tokens"] += counter.count(prompt)
+                    entry["prefix_tokens"] += shared_prefix_tokens(previous, prompt, counter)
+                    previous = prompt
                 entry["note"] = caveat
         if done:
             entry["note"] = f"{entry.get('note', '')}; {len(done)} items already judged".lstrip(
@@ -74,12 +102,15 @@ def estimate_run(
         found[name] = entry
     counted = [e for e in found.values() if e["calls"] is not None]
     total: dict[str, Any] = {
-        "calls": sum(e["calls"] for e in counted),
-        "prompt_tokens": sum(e["prompt_tokens"] for e in counted),
+        key: sum(e[key] for e in counted) for key in ("calls", "prompt_tokens", "prefix_tokens")
     }
     if prices is not None:
         for entry in [*counted, total]:
-            entry["usd"] = round(entry["prompt_tokens"] * prices.input / 1e6, 6)
+            tokens = {
+                "prompt_tokens": entry["prompt_tokens"],
+                "cached_prompt_tokens": entry["prefix_tokens"],
+            }
+            entry["usd"] = round(prices.usd(tokens), 6)
     return {
         "judges": found,
         "total": total,

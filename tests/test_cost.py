@@ -231,3 +231,34 @@ def test_a_tokenizer_that_hangs_gives_the_approximation_in_time(monkeypatch):
     counter = token_count.token_counter("gpt-4o")
     assert not counter.exact and "TimeoutError" in counter.method
     never.set()
+
+
+class PlannedJudge:
+    """A judge whose run would send two items' fixed prompts (``estimate_run``'s interface)."""
+
+    def __init__(self, prompts: dict[str, list[str]]) -> None:
+        self.prompts = prompts
+
+    def usage(self) -> dict[str, int]:
+        return {}
+
+    def planned_prompts(self, item) -> tuple[list[str], str]:
+        return self.prompts[item.id], "fixed"
+
+
+def test_the_estimate_prices_the_prefix_a_call_shares_with_the_call_before_at_the_cached_price():
+    from clinjudge.datasets.items import Dataset, Item
+    from clinjudge.estimate import estimate_run
+    from clinjudge.token_count import TokenCounter
+
+    items = [Item(id=i, transcript="t", note="n") for i in "ab"]
+    data = Dataset(name="two", path=Path("two.csv"), sha256="0", items=items)
+    judge = PlannedJudge({"a": ["INSTR visit-a claim1", "INSTR visit-a claim2"],
+                          "b": ["INSTR visit-b claim1"]})  # fmt: skip
+    letters = TokenCounter(lambda text: 1000 * len(text), "1,000 a character", exact=False)
+    found = estimate_run(data, {"j": judge}, letters, prices=Prices(2.0, 8.0, 0.5))
+    entry = found["judges"]["j"]
+    # shared with the call before: 0, then "INSTR visit-a claim" (19), then "INSTR visit-" (12)
+    assert entry["calls"] == 3 and entry["prompt_tokens"] == 60_000
+    assert entry["prefix_tokens"] == 31_000 == found["total"]["prefix_tokens"]
+    assert entry["usd"] == pytest.approx((29_000 * 2.0 + 31_000 * 0.5) / 1e6)

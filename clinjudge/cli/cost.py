@@ -86,7 +86,8 @@ DryRunOpt = Annotated[
         help="Estimate instead of judging: build the prompts the run would send (no model is "
         "called, nothing is written), count their tokens with the model's tokenizer when "
         "known, else ~characters/4 (said so), and print calls and prompt tokens per judge, "
-        "with money when priced.",
+        "the share a call shares with the call before it (what a server can reuse), and money "
+        "when priced.",
     ),
 ]
 
@@ -128,21 +129,27 @@ def print_dry_run(data, evaluators: dict, out: Path, prices, gguf: Path | None) 
     n = len(data.items)
     title = f"dry run over {n} item{'s' * (n != 1)}: nothing sent"
     table = Table(title=title, header_style="bold")
-    for column in ("judge", "items", "calls", "prompt tokens", *(("USD",) if prices else ())):
+    columns = ("judge", "items", "calls", "prompt tokens", "shared prefix")
+    for column in (*columns, *(("USD",) if prices else ())):
         table.add_column(column, justify="left" if column == "judge" else "right")
     for name, e in [*found["judges"].items(), ("total", found["total"])]:
         if e["calls"] is None:
-            table.add_row(name, str(e["items"]), "n/a", "n/a", *(("n/a",) if prices else ()))
+            table.add_row(name, str(e["items"]), *["n/a"] * (3 + bool(prices)))
             continue
-        cells = [str(e.get("items", "")), f"{e['calls']:,}", f"{e['prompt_tokens']:,}"]
+        shared = f"{e['prefix_tokens'] / e['prompt_tokens']:.0%}" if e["prompt_tokens"] else "–"
+        cells = [str(e.get("items", "")), f"{e['calls']:,}", f"{e['prompt_tokens']:,}", shared]
         table.add_row(name, *cells, *((usd(e["usd"]),) if prices else ()))
     stdout.print(table)
     for name, e in found["judges"].items():
         if e.get("note"):
             stdout.print(f"{name}: {e['note']}", highlight=False)
-    said = "prompt tokens at the input price, none assumed cached; " if prices else ""
+    cached = "--price-cached" if prices and prices.cached_input is not None else "input"
+    said = f"USD: the shared prefix at the {cached} price, the rest at the input price; "
     stdout.print(
-        f"Tokens counted with {found['tokenizer']}. Completion tokens are not estimated (they "
-        f"depend on the replies); {said}nothing was sent and nothing written.",
+        f"Tokens counted with {found['tokenizer']}. Shared prefix: the share of the prompt "
+        "tokens that open a call as they open the call before it (one request in flight), "
+        "what a server keeping its previous prefix reads once. Completion tokens are not "
+        f"estimated (they depend on the replies); {said * bool(prices)}nothing was sent and "
+        "nothing written.",
         highlight=False,
     )
