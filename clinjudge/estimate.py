@@ -11,7 +11,8 @@ decomposition) are listed as not estimated; offline judges make no call. Complet
 are not estimated: they depend on the replies.
 
 ``prefix_tokens``: of a judge's prompt tokens, those each prompt shares with the prompt before
-it, in the order a run with one request in flight sends them -- what a server that keeps the
+it, in the order a run with one request in flight sends them (one visit's notes back to back,
+:func:`clinjudge.datasets.items.visit_order`) -- what a server that keeps the
 previous request's prefix (llama.cpp) reads once, and about what a hosted API bills as cached
 (OpenAI caches prefixes of 1,024 tokens and more, which are most of a judge's shared prefixes).
 
@@ -25,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from clinjudge.datasets.items import Dataset
+from clinjudge.datasets.items import Dataset, visit_order
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.files import read_jsonl
 from clinjudge.llm_usage import Prices
@@ -68,7 +69,7 @@ def estimate_run(
     found: dict[str, dict[str, Any]] = {}
     for name, judge in judges.items():
         done = finished_items(RunDir(out_dir).rows_path(name)) if out_dir else set()
-        items = [item for item in dataset.items if item.id not in done]
+        items = [item for item in visit_order(dataset.items) if item.id not in done]
         entry: dict[str, Any] = {
             "items": len(items),
             "calls": 0,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from clinjudge.datasets.items import Item
+from clinjudge.datasets.items import Item, visit_order
 from clinjudge.files import atomic_write, dump_line, read_jsonl
 from clinjudge.llm_usage import with_cost
 
@@ -185,7 +185,9 @@ async def run_evaluator(
     keyed by ``id``; a row marked ``"retry"`` (a failed call or an unreadable reply lost part
     of it) is reported and run again next time, unless ``retry_failed`` is off. Each row
     carries its ``cost`` (:func:`clinjudge.llm_usage.with_cost`: calls, tokens, seconds), so a
-    resumed run keeps what its items cost."""
+    resumed run keeps what its items cost. Items are judged in :func:`visit_order` (one visit's
+    notes back to back); rows come back in the items' order."""
+    items = list(items)
     done = {
         k: row
         for k, row in read_completed(out_path, key="id").items()
@@ -195,9 +197,9 @@ async def run_evaluator(
     async def evaluate(item: Item) -> dict:
         return await with_cost(lambda: evaluator.evaluate(item))
 
-    return await run_each(
+    result = await run_each(
         evaluate,
-        items,
+        visit_order(items),
         key=lambda item: item.id,
         out_path=out_path,
         done=done,
@@ -206,3 +208,6 @@ async def run_evaluator(
         on_done=on_done,
         report_unkept=True,
     )
+    position = {item.id: i for i, item in enumerate(items)}
+    result.rows.sort(key=lambda row: position[row["id"]])
+    return result

@@ -123,6 +123,21 @@ def test_run_evaluator_resumes_and_reruns_retry_rows(tmp_path):
     assert [r["id"] for r in second.rows] == ["i0", "i1", "i2"] and second.resumed == 2
 
 
+def test_one_visits_notes_are_judged_back_to_back_and_reported_in_file_order(tmp_path):
+    """Two systems' notes of two visits, loaded system by system (as ``--systems`` columns
+    load): each visit's notes are judged one after the other (a server keeping its previous
+    prefix reads the transcript once for both), the rows come back in the file's order."""
+    items = [
+        Item(id=f"{visit}/{system}", transcript=f"transcript of {visit}", note=system)
+        for system in ("sys_a", "sys_b")
+        for visit in ("v1", "v2")
+    ]
+    judge = LengthJudge()
+    result = asyncio.run(run_evaluator(judge, items, out_path=tmp_path / "rows.jsonl"))
+    assert judge.calls == ["v1/sys_a", "v1/sys_b", "v2/sys_a", "v2/sys_b"]
+    assert [r["id"] for r in result.rows] == ["v1/sys_a", "v2/sys_a", "v1/sys_b", "v2/sys_b"]
+
+
 def test_compare_reports_soap_and_other_kinds_side_by_side(tmp_path, kb, item):
     data = Dataset(name="t", path=tmp_path / "d.jsonl", items=[item], sha256="0")
     judges = {

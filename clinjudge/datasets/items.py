@@ -4,6 +4,7 @@ error type every bad input raises, :class:`DatasetError`."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,15 @@ from pydantic import BaseModel, Field
 
 from clinjudge.errors import DatasetError
 
-__all__ = ["Dataset", "DatasetError", "Item", "SkippedItem", "max_text_chars", "text_too_long"]
+__all__ = [
+    "Dataset",
+    "DatasetError",
+    "Item",
+    "SkippedItem",
+    "max_text_chars",
+    "text_too_long",
+    "visit_order",
+]
 
 #: The largest text (a note, a transcript) a command reads, in characters, unless
 #: ``CLINJUDGE_MAX_TEXT_CHARS`` says otherwise. Real visit notes and transcripts are tens of
@@ -56,6 +65,18 @@ class Item(BaseModel):
     transcript: str
     note: str
     meta: dict[str, Any] = Field(default_factory=dict)
+
+
+def visit_order(items: Sequence[Item]) -> list[Item]:
+    """``items`` with the notes of one visit (the same transcript) side by side: visits in the
+    order of their first item, a visit's items in their own order. A run judges in this order,
+    so a model server that keeps the previous prompt's prefix reads a visit's transcript once
+    for all its systems' notes; in the file's order it reads it again for each note whenever
+    one system's notes come before another's, as ``--systems`` columns load (issue 38)."""
+    visits: dict[str, list[Item]] = {}
+    for item in items:
+        visits.setdefault(item.transcript, []).append(item)
+    return [item for visit in visits.values() for item in visit]
 
 
 class SkippedItem(BaseModel):
