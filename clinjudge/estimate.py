@@ -16,6 +16,10 @@ it, in the order a run with one request in flight sends them (one visit's notes 
 previous request's prefix (llama.cpp) reads once, and about what a hosted API bills as cached
 (OpenAI caches prefixes of 1,024 tokens and more, which are most of a judge's shared prefixes).
 
+A prompt planned twice word for word (CEF's questions about one transcript, for each system's
+note) is counted once: a run's response cache answers the repeat, or shares the first call's
+reply while it is in flight (:mod:`clinjudge.llm_flights`).
+
 Money, when prices are given: ``prefix_tokens`` at the cached price (``--price-cached``, else
 the input price), the other prompt tokens at the input price.
 """
@@ -87,15 +91,21 @@ def estimate_run(
                 "note": NOT_ESTIMATED,
             }
         else:
-            previous = ""
+            previous, seen, repeats = "", set(), 0
             for item in items:
                 prompts, caveat = planner(item)
-                entry["calls"] += len(prompts)
                 for prompt in prompts:
+                    if prompt in seen:  # answered by the response cache (or its flight)
+                        repeats += 1
+                        continue
+                    seen.add(prompt)
+                    entry["calls"] += 1
                     entry["prompt_tokens"] += counter.count(prompt)
                     entry["prefix_tokens"] += shared_prefix_tokens(previous, prompt, counter)
                     previous = prompt
                 entry["note"] = caveat
+            if repeats:
+                entry["note"] += f"; {repeats} repeats of an earlier prompt (the cache answers)"
         if done:
             entry["note"] = f"{entry.get('note', '')}; {len(done)} items already judged".lstrip(
                 "; "

@@ -29,14 +29,14 @@ from pydantic import BaseModel, ValidationError
 from clinjudge.llm_cache import ResponseCache, cache_key
 from clinjudge.llm_dialects import (
     ENDPOINTS,
-    SCHEMA_SLOT,
     OutputMode,
-    prompt_suffix,
     rejects_output_format,
     schema_request,
     with_schema,
+    with_schema_messages,
 )
 from clinjudge.llm_endpoints import call_gate, split_urls
+from clinjudge.llm_flights import SharedFlights
 from clinjudge.llm_replies import describe_exception, parse_tolerant
 from clinjudge.llm_settings import NO_KEY, LLMSettings, make_chat_model
 from clinjudge.llm_usage import Usage
@@ -68,25 +68,6 @@ REASK = (
 # --------------------------------------------------------------------------- the caller
 
 
-def _with_schema(
-    messages: list[BaseMessage], mode: OutputMode, json_schema: dict[str, Any]
-) -> list[BaseMessage]:
-    """The messages of a request in ``mode``: the schema written into the prompt's slot
-    (:data:`~clinjudge.llm_dialects.SCHEMA_SLOT`), else at the end of the last message, where
-    the server is not given it as a response format."""
-    if any(SCHEMA_SLOT in m.text for m in messages if isinstance(m, HumanMessage)):
-        return [
-            HumanMessage(with_schema(m.text, mode, json_schema))
-            if isinstance(m, HumanMessage) and SCHEMA_SLOT in m.text
-            else m
-            for m in messages
-        ]
-    suffix = prompt_suffix(mode, json_schema)
-    if not suffix:
-        return messages
-    return [*messages[:-1], HumanMessage(f"{messages[-1].text}{suffix}")]
-
-
 @dataclass
 class _Attempt:
     parsed: BaseModel | None
@@ -111,7 +92,8 @@ class StructuredCaller:
     asked in the next one, and its endpoint keeps that dialect for the rest of the process.
     ``schema`` validates; ``wire_schema`` (default: ``schema``'s JSON schema) is what the
     server is asked to follow -- it may constrain more (an enum of the ids asked for).
-    Only validated results are cached.
+    Only validated results are cached; identical calls in flight at once are sent once
+    (:mod:`clinjudge.llm_flights`).
     """
 
     def __init__(
@@ -142,6 +124,7 @@ class StructuredCaller:
         self.decoding = dict(decoding)
         self.usage = Usage()
         self.max_concurrent = max_concurrent
+        self._flights: SharedFlights = SharedFlights()
 
     def _lease(self) -> AbstractAsyncContextManager[int]:
         """Held around each request: yields the replica it goes to (the process's gate)."""
@@ -237,7 +220,9 @@ class StructuredCaller:
         rendered = prompt.render(**variables)
         json_schema = wire_schema or schema.model_json_schema()
         ckey = self._cache_key(prompt, rendered, json_schema)
-        if self.cache is not None and (hit := self.cache.get(ckey)) is not None:
+        if self.cache is None:
+            return await self._send(prompt, rendered, schema, json_schema, key, ckey)
+        if (hit := self.cache.get(ckey)) is not None:
             try:
                 cached = schema.model_validate(hit)
             except ValidationError:
@@ -245,7 +230,26 @@ class StructuredCaller:
             else:
                 self.usage.count(cache_hits=1)
                 return cached
+        result, shared = await self._flights.run(
+            ckey, lambda: self._send(prompt, rendered, schema, json_schema, key, ckey)
+        )
+        if not shared:
+            return result
+        self.usage.count(cache_hits=1)  # the same call, in flight for another item
+        if isinstance(result, ParseFailure | CallError):
+            return result.model_copy(update={"claim_id": key})
+        return result.model_copy(deep=True)
 
+    async def _send(
+        self,
+        prompt: Prompt,
+        rendered: str,
+        schema: type[M],
+        json_schema: dict[str, Any],
+        key: str,
+        ckey: str,
+    ) -> M | ParseFailure | CallError:
+        """:meth:`call` past the cache: the request, one re-ask, the cache filled."""
         messages: list[BaseMessage] = [HumanMessage(rendered)]
         try:
             first = await self._attempt(messages, schema, json_schema)
@@ -344,7 +348,7 @@ class StructuredCaller:
         schema: type[BaseModel],
         json_schema: dict[str, Any],
     ) -> _Attempt:
-        messages = _with_schema(messages, mode, json_schema)
+        messages = with_schema_messages(messages, mode, json_schema)
         try:
             async with self._lease() as replica:
                 runnable = self._runnable(self.model_for(replica), mode, json_schema)

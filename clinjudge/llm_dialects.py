@@ -23,6 +23,7 @@ import threading
 from typing import Any, Literal
 
 import openai
+from langchain_core.messages import BaseMessage, HumanMessage
 
 OutputMode = Literal["json_schema", "json_object", "text"]
 #: Most constrained first.
@@ -117,3 +118,22 @@ class EndpointModes:
 
 #: The process's memory of endpoints.
 ENDPOINTS = EndpointModes()
+
+
+def with_schema_messages(
+    messages: list[BaseMessage], mode: OutputMode, json_schema: dict[str, Any]
+) -> list[BaseMessage]:
+    """The messages of a request in ``mode``: the schema written into the prompt's slot
+    (:data:`~clinjudge.llm_dialects.SCHEMA_SLOT`), else at the end of the last message, where
+    the server is not given it as a response format."""
+    if any(SCHEMA_SLOT in m.text for m in messages if isinstance(m, HumanMessage)):
+        return [
+            HumanMessage(with_schema(m.text, mode, json_schema))
+            if isinstance(m, HumanMessage) and SCHEMA_SLOT in m.text
+            else m
+            for m in messages
+        ]
+    suffix = prompt_suffix(mode, json_schema)
+    if not suffix:
+        return messages
+    return [*messages[:-1], HumanMessage(f"{messages[-1].text}{suffix}")]

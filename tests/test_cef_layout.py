@@ -12,9 +12,18 @@ import re
 import pytest
 from cli_helpers import assert_one_line_error, run
 from openai_stub import Reply
-from test_cef_llm import DIALOGUE, SUMMARY, evaluate, evaluator, kind_of, prompt_text, script
+from test_cef_llm import (
+    DIALOGUE,
+    SUMMARY,
+    about,
+    evaluate,
+    evaluator,
+    kind_of,
+    prompt_text,
+    script,
+)
 
-from clinjudge.cef.llm_backend import STAND_IN_QUESTION
+from clinjudge.cef.llm_backend import stand_in_questions
 from clinjudge.datasets.items import Item
 from clinjudge.errors import ConfigError
 from clinjudge.evaluators import BuildOptions, build_evaluator
@@ -134,13 +143,14 @@ def test_default_layout_is_focused_on_every_backend(backend, layout):
 
 
 def stand_in_script(request: dict):
-    """Every question the generator is asked for, worded as the estimate's stand-in and
-    labelled YES; every answer YES: the run an estimate bounds."""
+    """Every question the generator is asked for, worded as the estimate's stand-ins for its
+    text and labelled YES; every answer YES: the run an estimate bounds."""
     text = prompt_text(request)
     if kind_of(request) == "generate":
         n = int(re.search(r"Write (\d+) questions", text).group(1))
-        body = {"questions": [{"question": STAND_IN_QUESTION, "answer": "YES"}] * n}
-        return Reply(json.dumps(body))
+        own = DIALOGUE if about(text) == "d" else SUMMARY
+        asked = [{"question": q, "answer": "YES"} for q in stand_in_questions(own, n)]
+        return Reply(json.dumps({"questions": asked}))
     asked = re.findall(r'"id":\s*"([ds]\d+)"', text)
     return Reply(json.dumps({"answers": [{"id": i, "answer": "YES"} for i in asked]}))
 

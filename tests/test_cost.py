@@ -22,7 +22,8 @@ PROMPT, CACHED, COMPLETION = 1000, 600, 40
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory) -> Path:
-    """Two encounters, each with a careful and a careless system's note."""
+    """Two encounters (two visits: the second ends with a goodbye), each with a careful and
+    a careless system's note."""
     path = tmp_path_factory.mktemp("cost") / "notes.csv"
     transcript = (FIXTURES / "transcript.txt").read_text()
     note = (FIXTURES / "note.txt").read_text()
@@ -32,8 +33,11 @@ def dataset(tmp_path_factory) -> Path:
         writer.writeheader()
         for encounter in ("e1", "e2"):
             careless = note.replace("right knee with mild", "left knee with mild")
+            dialogue = transcript + (
+                "\n[doctor] see you in two weeks ." if encounter == "e2" else ""
+            )
             writer.writerow(
-                {"encounter_id": encounter, "dialogue": transcript, "careful": note,
+                {"encounter_id": encounter, "dialogue": dialogue, "careful": note,
                  "careless": careless}
             )  # fmt: skip
     return path
@@ -178,7 +182,11 @@ def test_a_dry_run_foresees_the_calls_of_a_run_and_writes_nothing(
     assert "Completion tokens are not estimated" in dry.output
     assert "factcheck: not estimated" in dry.output and "USD" in dry.output
     assert "cef: an upper bound" in dry.output
-    assert re.search(r"│ cef\s+│\s+4 │\s+24 │", dry.output)  # 6 calls an item at most
+    # 6 calls an item at most, 24. Stand-in questions quote a text's first 10 sentences: the
+    # two visits differ in their last line only, and the careful and careless notes after
+    # them, so only 12 prompts differ; the cache answers the other 12
+    assert re.search(r"│ cef\s+│\s+4 │\s+12 │", dry.output), dry.output
+    assert "12 repeats of an earlier prompt" in dry.output
     planned = int(re.search(r"│ lexical\s+│\s+4 │\s+(\d+) │", dry.output).group(1))
 
     ran = run(*args[:-2], "--judges", "lexical")
@@ -262,3 +270,37 @@ def test_the_estimate_prices_the_prefix_a_call_shares_with_the_call_before_at_th
     assert entry["calls"] == 3 and entry["prompt_tokens"] == 60_000
     assert entry["prefix_tokens"] == 31_000 == found["total"]["prefix_tokens"]
     assert entry["usd"] == pytest.approx((29_000 * 2.0 + 31_000 * 0.5) / 1e6)
+
+
+def cef_stand_ins(request) -> Reply:
+    """CEF as its estimate bounds it: the questions asked for, worded as the estimate's
+    stand-ins for the one text the (focused) prompt shows, every answer YES."""
+    from clinjudge.cef.llm_backend import stand_in_questions
+
+    text = "\n".join(str(m.get("content", "")) for m in request["messages"])
+    if wanted := re.search(r"Write (\d+) questions", text):
+        shown = text.split("Text:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+        asked = [
+            {"question": q, "answer": "YES"} for q in stand_in_questions(shown, int(wanted[1]))
+        ]
+        return Reply(json.dumps({"questions": asked}))
+    ids = re.findall(r'"id":\s*"([ds]\d+)"', text)
+    return Reply(json.dumps({"answers": [{"id": i, "answer": "YES"} for i in ids]}))
+
+
+def test_a_cef_run_sends_what_its_dry_run_planned(dataset, tmp_path, openai_stub, monkeypatch):
+    """Two systems' notes of two visits, four items at once: each visit's notes are judged
+    side by side, identical calls in flight are sent once, and the run sends the calls its
+    estimate counted (exactly, when the model's questions read as the stand-ins)."""
+    use_stub(monkeypatch, openai_stub, tmp_path)
+    openai_stub.script(cef_stand_ins)
+    out = tmp_path / "cef-run"
+    args = ("compare", dataset, "--systems", "careful,careless", "--out", out, "--backend", "llm")
+    args += ("--judges", "cef", "--concurrency", "4")
+    dry = run(*args, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    planned = int(re.search(r"│ cef\s+│\s+4 │\s+(\d+) │", dry.output).group(1))
+    ran = run(*args)
+    assert ran.exit_code == 0, ran.output
+    assert not openai_stub.script_errors
+    assert len(openai_stub.requests) == planned == 12

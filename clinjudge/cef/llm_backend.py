@@ -39,6 +39,7 @@ from clinjudge.cef.result import ID_PREFIX, SIDES, AnswerRecord, CefQuestion, Si
 from clinjudge.grounding.quotes import locate_quote
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
+from clinjudge.text.sentences import split_sentences
 from clinjudge.types import CallError, ParseFailure
 
 GENERATE_PROMPT = "cef.generate_questions"
@@ -87,11 +88,8 @@ class AnswerBatch(BaseModel):
     answers: list[AnswerItem]
 
 
-#: How a question reads in a cost estimate (``compare --dry-run``), where the model has not
-#: written any yet: a yes/no question about one fact, about 20 tokens in the prompt.
-STAND_IN_QUESTION = (
-    "Does the text say that the patient takes lisinopril 20 mg once a day for high blood pressure?"
-)
+#: The words of a text's sentence a stand-in question quotes (:func:`stand_in_questions`).
+STAND_IN_WORDS = 16
 
 #: The detail of the answers of a reply that could not be parsed at all (a retry asks again).
 REPLY_NOT_PARSED = "reply not parsed"
@@ -184,7 +182,7 @@ class LLMCef:
         """The prompts an item costs at most, built as :meth:`generate` and :meth:`answer` build
         them, with no call: ``2 + 2 + Σ ⌈counts[side] / batch_size⌉`` (the graph's bound,
         :mod:`clinjudge.graphs.cef`) -- every question written, kept and confirmed by its own
-        text, each worded as :data:`STAND_IN_QUESTION`."""
+        text, worded by :func:`stand_in_questions`."""
         prompts = []
         for side in SIDES:
             variables = {**_variables(side, texts), "kind": KIND[side], "n": counts[side]}
@@ -193,8 +191,8 @@ class LLMCef:
         schema = AnswerBatch.model_json_schema()
         for side in SIDES:
             questions = [
-                CefQuestion(id=f"{ID_PREFIX[side]}{i}", side=side, question=STAND_IN_QUESTION)
-                for i in range(1, counts[side] + 1)
+                CefQuestion(id=f"{ID_PREFIX[side]}{i}", side=side, question=question)
+                for i, question in enumerate(stand_in_questions(texts[side], counts[side]), 1)
             ]
             if not questions:
                 continue
@@ -211,6 +209,17 @@ class LLMCef:
         self, questions: list[CefQuestion], side: Side, texts: Mapping[Side, str]
     ) -> dict[str, str]:
         return {**_variables(side, texts), "questions": _asked(questions, self.layout)}
+
+
+def stand_in_questions(text: str, n: int) -> list[str]:
+    """How ``n`` questions about ``text`` read in a cost estimate (``compare --dry-run``), where
+    the model has not written any yet: each asks whether the text says its next sentence (the
+    first :data:`STAND_IN_WORDS` words; from the first sentence again when the text has fewer
+    than ``n``). Questions about one text are the same for every note of its visit, as the
+    model's are (one prompt, one cached reply); a note's differ from another note's."""
+    sentences = [" ".join(s.text.split()[:STAND_IN_WORDS]) for s in split_sentences(text)]
+    sentences = sentences or ["its content"]
+    return [f"Does the text say: {sentences[i % len(sentences)]}?" for i in range(n)]
 
 
 def _asked(questions: list[CefQuestion], layout: str) -> str:

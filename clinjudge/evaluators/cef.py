@@ -34,7 +34,7 @@ DEFAULT_QUESTIONS = 10
 #: What a CEF estimate assumes (the model writes the questions the answer calls carry).
 STAND_IN_CAVEAT = (
     "an upper bound: every question the model is asked for is kept and confirmed by its own "
-    "text, each counted as a stand-in question of about 20 tokens"
+    "text, each counted as a question quoting one of that text's sentences"
 )
 
 
