@@ -268,11 +268,7 @@ def prompt_text(body: dict[str, Any]) -> str:
 
 
 def common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    return len(os.path.commonprefix([a, b]))
 
 
 # ------------------------------------------------------------------ one checkout, one judge

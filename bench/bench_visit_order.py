@@ -38,8 +38,8 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("CLINJUDGE_MODEL", "qwen2.5-coder-1.5b-instruct")
     os.environ.setdefault("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # never contacted
-    from clinjudge import estimate
-    from clinjudge.datasets.items import Dataset
+    from clinjudge.datasets.items import Dataset, visit_order
+    from clinjudge.estimate import estimate_run
     from clinjudge.evaluators import BuildOptions, build_evaluator
     from clinjudge.llm_dialects import ENDPOINTS
     from clinjudge.token_count import token_counter
@@ -58,14 +58,10 @@ def main() -> None:
         caller = getattr(getattr(judge, "setup", judge), "caller", None)
         if gguf and caller is not None:  # llama-cpp-python reads the schema in the prompt
             ENDPOINTS.refused(caller.endpoint, "json_schema")
-        found = {}
-        for order, arrange in (("file", list), ("visit", estimate.visit_order)):
-            kept = estimate.visit_order
-            estimate.visit_order = arrange  # the estimate plans in the order a run judges
-            try:
-                found[order] = estimate.estimate_run(data, {label: judge}, counter)
-            finally:
-                estimate.visit_order = kept
+        found = {
+            name: estimate_run(data, {label: judge}, counter, order=order)
+            for name, order in (("file", list), ("visit", visit_order))
+        }
         f, v = (found[o]["judges"][label] for o in ("file", "visit"))
         read_f, read_v = (e["prompt_tokens"] - e["prefix_tokens"] for e in (f, v))
         print(

@@ -27,10 +27,11 @@ the input price), the other prompt tokens at the input price.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from clinjudge.datasets.items import Dataset, visit_order
+from clinjudge.datasets.items import Dataset, Item, visit_order
 from clinjudge.evaluators.base import Evaluator
 from clinjudge.files import read_jsonl
 from clinjudge.llm_usage import Prices
@@ -66,14 +67,16 @@ def estimate_run(
     *,
     out_dir: Path | None = None,
     prices: Prices | None = None,
+    order: Callable[[Sequence[Item]], list[Item]] = visit_order,
 ) -> dict[str, Any]:
     """Per judge: ``items`` to judge, ``calls``, ``prompt_tokens`` and ``prefix_tokens``
     (module docstring; ``None`` when not estimated) and a ``note``; the ``total`` over the
-    estimated judges (``usd`` when priced), and how tokens were counted."""
+    estimated judges (``usd`` when priced), and how tokens were counted. ``order``: the order
+    the items are planned in (a run's, by default)."""
     found: dict[str, dict[str, Any]] = {}
     for name, judge in judges.items():
         done = finished_items(RunDir(out_dir).rows_path(name)) if out_dir else set()
-        items = [item for item in visit_order(dataset.items) if item.id not in done]
+        items = [item for item in order(dataset.items) if item.id not in done]
         entry: dict[str, Any] = {
             "items": len(items),
             "calls": 0,
@@ -105,7 +108,8 @@ def estimate_run(
                     previous = prompt
                 entry["note"] = caveat
             if repeats:
-                entry["note"] += f"; {repeats} repeats of an earlier prompt (the cache answers)"
+                said = "(the cache answers them: not counted)"
+                entry["note"] += f"; {repeats} repeats of an earlier prompt {said}"
         if done:
             entry["note"] = f"{entry.get('note', '')}; {len(done)} items already judged".lstrip(
                 "; "

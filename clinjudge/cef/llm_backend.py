@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field
 
 from clinjudge.cef.answers import ANSWERS, parse_answer
-from clinjudge.cef.result import ID_PREFIX, SIDES, AnswerRecord, CefQuestion, Side
+from clinjudge.cef.result import ID_PREFIX, OTHER, SIDES, AnswerRecord, CefQuestion, Side
 from clinjudge.grounding.quotes import locate_quote
 from clinjudge.llm import StructuredCaller
 from clinjudge.prompts import Prompt
@@ -198,10 +198,9 @@ class LLMCef:
                 continue
             own = self._answer_variables(questions, side, texts)
             prompts.append(self.caller.rendered(self.answer_prompt, own, schema))
-            other: Side = SIDES[1 - SIDES.index(side)]
             for i in range(0, len(questions), max(1, self.batch_size)):
                 batch = questions[i : i + self.batch_size]
-                cross = self._answer_variables(batch, other, texts)
+                cross = self._answer_variables(batch, OTHER[side], texts)
                 prompts.append(self.caller.rendered(self.answer_prompt, cross, schema))
         return prompts
 

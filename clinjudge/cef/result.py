@@ -26,6 +26,8 @@ from clinjudge.cef.scores import TOKENIZER, Task, cef_scores, token_count
 
 Side = Literal["source", "summary"]
 SIDES: tuple[Side, ...] = ("source", "summary")
+#: The text that answers a side's questions in the cross-examination.
+OTHER: dict[Side, Side] = {"source": "summary", "summary": "source"}
 Status = Literal["asked", "dropped_label", "dropped_self", "parse_failure", "error"]
 #: Question id prefix per side: d1, d2, … from the source D; s1, s2, … from the summary S.
 ID_PREFIX: dict[Side, str] = {"source": "d", "summary": "s"}

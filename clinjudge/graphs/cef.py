@@ -36,7 +36,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from clinjudge.cef.factory import CefBackend
-from clinjudge.cef.result import SIDES, AnswerRecord, CefQuestion, assemble_result
+from clinjudge.cef.result import OTHER, SIDES, AnswerRecord, CefQuestion, assemble_result
 from clinjudge.cef.scores import Task
 
 
@@ -77,10 +77,6 @@ class CefContext:
 
 def _texts(state: CefState) -> dict[str, str]:
     return {"source": state["source"], "summary": state["summary"]}
-
-
-def _other(side: str) -> str:
-    return "summary" if side == "source" else "source"
 
 
 def prepare(state: CefState) -> dict[str, Any]:
@@ -140,7 +136,7 @@ def fan_cross(state: CefState, runtime: Runtime[CefContext]) -> list[Send] | str
             if q["side"] == side and q["status"] == "asked" and q["id"] in yes
         ]
         for i in range(0, len(exam), size):
-            task = AnswerTask(side=_other(side), texts=texts, questions=exam[i : i + size])
+            task = AnswerTask(side=OTHER[side], texts=texts, questions=exam[i : i + size])
             sends.append(Send("cross_answer", task))
     return sends or "score"
 
